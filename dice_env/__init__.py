@@ -1,0 +1,42 @@
+"""dice-env: reinforcement-learning environments for five-dice games.
+
+Importing the package registers every environment id with Gymnasium under the ``dice_env/``
+namespace (see :data:`SCORECARD_IDS` and :data:`FIVE_THOUSAND_IDS`).
+"""
+
+from __future__ import annotations
+
+import gymnasium
+
+__version__ = "0.1.0"
+
+#: Gymnasium id -> scorecard preset name.
+SCORECARD_IDS = {
+    "dice_env/Penta-v0": "penta",
+    "dice_env/DicePoker-v0": "dice-poker",
+    "dice_env/YahtzeeOfficial-v0": "yahtzee-official",
+    "dice_env/YahtzeeFreeJoker-v0": "yahtzee-free-joker",
+    "dice_env/YahtzeeNoBonus-v0": "yahtzee-no-bonus",
+}
+
+#: Gymnasium id -> entry point of the 5000 environments.
+FIVE_THOUSAND_IDS = {
+    "dice_env/FiveThousand-v0": "dice_env.fivethousand.env:FiveThousandEnv",
+    "dice_env/FiveThousandSolo-v0": "dice_env.fivethousand.solo:FiveThousandSoloEnv",
+}
+
+
+def _register_all() -> None:
+    for env_id, game in SCORECARD_IDS.items():
+        if env_id not in gymnasium.registry:
+            gymnasium.register(
+                id=env_id,
+                entry_point="dice_env.scorecard.env:ScorecardEnv",
+                kwargs={"game": game},
+            )
+    for env_id, entry_point in FIVE_THOUSAND_IDS.items():
+        if env_id not in gymnasium.registry:
+            gymnasium.register(id=env_id, entry_point=entry_point)
+
+
+_register_all()

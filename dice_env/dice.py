@@ -1,0 +1,210 @@
+"""Five-dice combinatorics shared by every game, solver, bot and environment.
+
+Everything here is a precomputed numpy table, built once at import time:
+
+* ``ROLLS`` -- the 252 sorted rolls of five six-sided dice, ``(252, 5)`` int8, faces 1..6,
+  ascending within a roll and in lexicographic order across rolls.  A roll is named by its
+  row number, the *roll index*.
+* ``ROLL_COUNTS`` -- ``(252, 6)`` how many dice of each face a roll shows.
+* ``ROLL_INDEX_BY_CODE`` -- maps any *ordered* five-dice tuple, encoded base 6 by
+  :func:`dice_code`, to the index of its sorted roll (so unsorted dice look up in one step).
+* ``KEEPS`` -- the 462 multisets of 0..5 dice (what a player can keep between rolls);
+  ``KEEP_COUNTS`` ``(462, 6)`` and ``KEEP_SIZES`` ``(462,)``; keep 0 is the empty keep.
+* ``KEEP_TO_ROLL_PROB`` -- ``(462, 252)``: the probability that rerolling the dice not in a keep
+  gives each sorted roll (a keep of five dice stays itself with probability 1).
+* ``FRESH_ROLL_PROB`` -- ``(252,)`` the probability of each roll when all five dice are thrown.
+* ``HOLD_KEEP`` -- ``(252, 32)``: the keep obtained by holding the dice at the positions whose
+  bits are set in a hold bitmask (bit ``i`` = die ``i`` of the sorted roll).
+* ``CANONICAL_HOLD`` -- ``(252, 32)`` bool: the smallest bitmask among those holding the same
+  multiset (for sorted dice, the leftmost dice of each face); one legal hold per distinct keep.
+* ``KEEP_CHILDREN`` -- ``(462, 6)``: the keep with one more die of each face (-1 if the keep
+  already has five dice), the step that builds keep values one die at a time in the solver.
+
+The rolling process itself (:func:`reroll`) is defined once here too: five uniform faces are
+drawn for every game, held positions keep their old value, and the dice are sorted.  The
+scalar environments and the batched ones consume the generator identically, so a batch of one
+reproduces the scalar game die for die.
+"""
+
+from __future__ import annotations
+
+import itertools
+from math import factorial
+
+import numpy as np
+
+N_DICE = 5
+N_FACES = 6
+N_ROLLS = 252
+N_KEEPS = 462
+N_HOLDS = 32  # 2**N_DICE hold bitmasks
+ALL_HELD = N_HOLDS - 1
+
+
+def dice_code(dice: np.ndarray) -> np.ndarray:
+    """Base-6 code of ordered dice (last axis of length 5, faces 1..6) in ``[0, 7776)``."""
+    d = np.asarray(dice, dtype=np.int64) - 1
+    return ((((d[..., 0] * 6 + d[..., 1]) * 6 + d[..., 2]) * 6 + d[..., 3]) * 6) + d[..., 4]
+
+
+def _counts_code(counts: np.ndarray) -> np.ndarray:
+    """Base-6 code of face counts (last axis 6, each count 0..5)."""
+    c = np.asarray(counts, dtype=np.int64)
+    return c @ (6 ** np.arange(N_FACES, dtype=np.int64))
+
+
+def _multinomial_prob(counts: tuple[int, ...]) -> float:
+    n = sum(counts)
+    ways = factorial(n)
+    for c in counts:
+        ways //= factorial(c)
+    return ways / N_FACES**n
+
+
+def _build_tables():
+    rolls = np.array(
+        list(itertools.combinations_with_replacement(range(1, 7), N_DICE)), dtype=np.int8
+    )
+    roll_counts = np.zeros((len(rolls), N_FACES), dtype=np.int8)
+    for i, r in enumerate(rolls):
+        for f in r:
+            roll_counts[i, f - 1] += 1
+
+    index_by_code = np.full(N_FACES**N_DICE, -1, dtype=np.int16)
+    all_ordered = np.array(list(itertools.product(range(1, 7), repeat=N_DICE)), dtype=np.int8)
+    sorted_ordered = np.sort(all_ordered, axis=1)
+    roll_lookup = {tuple(r): i for i, r in enumerate(rolls.tolist())}
+    index_by_code[dice_code(all_ordered)] = [roll_lookup[tuple(r)] for r in sorted_ordered.tolist()]
+
+    keeps = [()]
+    for n in range(1, N_DICE + 1):
+        keeps.extend(itertools.combinations_with_replacement(range(1, 7), n))
+    keep_counts = np.zeros((len(keeps), N_FACES), dtype=np.int8)
+    for i, k in enumerate(keeps):
+        for f in k:
+            keep_counts[i, f - 1] += 1
+    keep_sizes = keep_counts.sum(axis=1).astype(np.int8)
+    keep_by_counts_code = np.full(N_FACES**N_FACES, -1, dtype=np.int16)
+    keep_by_counts_code[_counts_code(keep_counts)] = np.arange(len(keeps))
+
+    # Probability of each final roll from each keep: the rerolled dice form a multiset whose
+    # probability is multinomial; add it to the keep.
+    keep_to_roll = np.zeros((len(keeps), len(rolls)), dtype=np.float64)
+    roll_by_counts = {tuple(c): i for i, c in enumerate(roll_counts.tolist())}
+    for ki, kc in enumerate(keep_counts.tolist()):
+        n_free = N_DICE - sum(kc)
+        for extra in itertools.combinations_with_replacement(range(N_FACES), n_free):
+            ec = [0] * N_FACES
+            for f in extra:
+                ec[f] += 1
+            final = tuple(a + b for a, b in zip(kc, ec))
+            keep_to_roll[ki, roll_by_counts[final]] += _multinomial_prob(tuple(ec))
+
+    hold_keep = np.zeros((len(rolls), N_HOLDS), dtype=np.int16)
+    canonical = np.zeros((len(rolls), N_HOLDS), dtype=bool)
+    for ri, r in enumerate(rolls.tolist()):
+        seen = set()
+        for b in range(N_HOLDS):
+            c = [0] * N_FACES
+            for i in range(N_DICE):
+                if b >> i & 1:
+                    c[r[i] - 1] += 1
+            k = int(keep_by_counts_code[_counts_code(np.array(c))])
+            hold_keep[ri, b] = k
+            if k not in seen:  # bitmasks are visited in increasing order: first is smallest
+                seen.add(k)
+                canonical[ri, b] = True
+
+    children = np.full((len(keeps), N_FACES), -1, dtype=np.int16)
+    for ki, kc in enumerate(keep_counts.tolist()):
+        if sum(kc) < N_DICE:
+            for f in range(N_FACES):
+                c = list(kc)
+                c[f] += 1
+                children[ki, f] = keep_by_counts_code[_counts_code(np.array(c))]
+    return (rolls, roll_counts, index_by_code, keeps, keep_counts, keep_sizes,
+            keep_by_counts_code, keep_to_roll, hold_keep, canonical, children)
+
+
+(
+    ROLLS,
+    ROLL_COUNTS,
+    ROLL_INDEX_BY_CODE,
+    _KEEP_TUPLES,
+    KEEP_COUNTS,
+    KEEP_SIZES,
+    KEEP_INDEX_BY_COUNTS_CODE,
+    KEEP_TO_ROLL_PROB,
+    HOLD_KEEP,
+    CANONICAL_HOLD,
+    KEEP_CHILDREN,
+) = _build_tables()
+
+for _table in (ROLLS, ROLL_COUNTS, ROLL_INDEX_BY_CODE, KEEP_COUNTS, KEEP_SIZES,
+               KEEP_INDEX_BY_COUNTS_CODE, KEEP_TO_ROLL_PROB, HOLD_KEEP, CANONICAL_HOLD,
+               KEEP_CHILDREN):
+    _table.setflags(write=False)
+
+EMPTY_KEEP = 0
+FRESH_ROLL_PROB = KEEP_TO_ROLL_PROB[EMPTY_KEEP]
+#: keep index of each full roll (a keep of all five dice), ``(252,)``
+ROLL_AS_KEEP = KEEP_INDEX_BY_COUNTS_CODE[_counts_code(ROLL_COUNTS)]
+ROLL_AS_KEEP.setflags(write=False)
+
+
+def roll_index(dice) -> int | np.ndarray:
+    """Index of the sorted roll showing these dice (any order; last axis of length 5)."""
+    d = np.asarray(dice)
+    if d.shape[-1] != N_DICE:
+        raise ValueError(f"expected {N_DICE} dice, got shape {d.shape}")
+    if d.size and (d.min() < 1 or d.max() > N_FACES):
+        raise ValueError(f"dice must show faces 1..6, got {d.tolist()}")
+    idx = ROLL_INDEX_BY_CODE[dice_code(d)]
+    return int(idx) if idx.ndim == 0 else idx
+
+
+def keep_index(kept_dice) -> int:
+    """Index of the keep holding exactly these dice (0 to 5 faces, any order)."""
+    c = np.zeros(N_FACES, dtype=np.int64)
+    for f in kept_dice:
+        if not 1 <= int(f) <= N_FACES:
+            raise ValueError(f"dice must show faces 1..6, got {list(kept_dice)}")
+        c[int(f) - 1] += 1
+    if c.sum() > N_DICE:
+        raise ValueError(f"a keep holds at most {N_DICE} dice, got {list(kept_dice)}")
+    return int(KEEP_INDEX_BY_COUNTS_CODE[_counts_code(c)])
+
+
+def keep_dice(keep: int) -> tuple[int, ...]:
+    """The sorted faces of a keep index."""
+    return _KEEP_TUPLES[keep]
+
+
+def hold_bits(held_positions) -> int:
+    """Hold bitmask from an iterable of die positions (0..4)."""
+    bits = 0
+    for i in held_positions:
+        bits |= 1 << int(i)
+    return bits
+
+
+def canonical_hold(roll: int, hold: int) -> int:
+    """The canonical bitmask holding the same multiset as ``hold`` on sorted roll ``roll``."""
+    keep = HOLD_KEEP[roll, hold]
+    return int(np.flatnonzero(CANONICAL_HOLD[roll] & (HOLD_KEEP[roll] == keep))[0])
+
+
+_BIT_OF_POSITION = (1 << np.arange(N_DICE)).astype(np.int64)
+
+
+def reroll(rng: np.random.Generator, dice: np.ndarray, holds: np.ndarray) -> np.ndarray:
+    """Reroll the dice not held and return the new sorted dice.
+
+    ``dice`` is ``(N, 5)`` (or ``(5,)``), ``holds`` the hold bitmasks ``(N,)`` (or a scalar);
+    pass ``holds = 0`` for a fresh throw. Exactly ``5 * N`` faces are drawn from ``rng`` whatever
+    is held, so scalar and batched games with the same generator see the same dice.
+    """
+    dice = np.asarray(dice)
+    fresh = rng.integers(1, N_FACES + 1, size=dice.shape, dtype=np.int8)
+    held = (np.asarray(holds, dtype=np.int64)[..., None] & _BIT_OF_POSITION) != 0
+    return np.sort(np.where(held, dice, fresh), axis=-1).astype(np.int8)

@@ -1,0 +1,183 @@
+"""The scorecard game as pure batched state transitions (no Gymnasium here).
+
+:class:`ScorecardState` holds ``N`` games in numpy arrays; :func:`action_mask` and
+:func:`apply_actions` are the only transition logic, used by the single env (a batch of one)
+and the batched vector env alike.
+
+Actions (``Discrete(32 + n_boxes)``): ``a < 32`` rerolls, holding die ``i`` of the sorted dice
+when bit ``i`` of ``a`` is set; ``32 + k`` scores the current roll in box ``k``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+import numpy as np
+
+from dice_env import dice as D
+from dice_env.scorecard.rules import (
+    FIVE_FIFTY,
+    FIVE_OPEN,
+    FIVE_ZERO,
+    Rules,
+    box_outcomes,
+    upper_bonus_earned,
+)
+
+N_HOLD_ACTIONS = D.N_HOLDS
+OPEN = -1  # marker of an open box in ``ScorecardState.scores``
+
+
+@dataclass
+class ScorecardState:
+    """``N`` scorecard games.
+
+    Attributes:
+        dice: ``(N, 5)`` int8, sorted ascending.
+        roll: ``(N,)`` sorted-roll index of ``dice``.
+        rolls_left: ``(N,)`` rerolls still allowed this turn.
+        scores: ``(N, n_boxes)`` points in each box, :data:`OPEN` (-1) while open.
+        upper_total: ``(N,)`` sum of the upper boxes.
+        five_bonus: ``(N,)`` five-of-a-kind (Penta / Poker / Yahtzee) bonus points so far.
+    """
+
+    dice: np.ndarray
+    roll: np.ndarray
+    rolls_left: np.ndarray
+    scores: np.ndarray
+    upper_total: np.ndarray
+    five_bonus: np.ndarray
+
+    @classmethod
+    def empty(cls, rules: Rules, n: int) -> ScorecardState:
+        dice = np.ones((n, D.N_DICE), dtype=np.int8)
+        return cls(
+            dice=dice,
+            roll=np.zeros(n, dtype=np.int64),
+            rolls_left=np.zeros(n, dtype=np.int64),
+            scores=np.full((n, rules.n_boxes), OPEN, dtype=np.int64),
+            upper_total=np.zeros(n, dtype=np.int64),
+            five_bonus=np.zeros(n, dtype=np.int64),
+        )
+
+    def copy(self) -> ScorecardState:
+        return ScorecardState(**{f.name: getattr(self, f.name).copy() for f in fields(self)})
+
+    def take(self, rows) -> ScorecardState:
+        """The sub-batch of the given rows (a copy)."""
+        return ScorecardState(**{f.name: getattr(self, f.name)[rows].copy() for f in fields(self)})
+
+    def put(self, rows, other: ScorecardState) -> None:
+        """Overwrite the given rows with ``other``'s games."""
+        for f in fields(self):
+            getattr(self, f.name)[rows] = getattr(other, f.name)
+
+    @property
+    def n(self) -> int:
+        return len(self.roll)
+
+    def open_boxes(self) -> np.ndarray:
+        return self.scores == OPEN
+
+    def turns_done(self) -> np.ndarray:
+        return (self.scores != OPEN).sum(axis=1)
+
+    def finished(self) -> np.ndarray:
+        return (self.scores != OPEN).all(axis=1)
+
+    def five_state(self, rules: Rules) -> np.ndarray:
+        box = self.scores[:, rules.five_kind_box]
+        return np.where(box == OPEN, FIVE_OPEN, np.where(box > 0, FIVE_FIFTY, FIVE_ZERO))
+
+    def upper_bonus(self, rules: Rules) -> np.ndarray:
+        return np.where(self.upper_total >= rules.upper_bonus_threshold, rules.upper_bonus, 0)
+
+    def total(self, rules: Rules) -> np.ndarray:
+        """The scorecard TOTAL: every box, the upper bonus and the five-of-a-kind bonuses."""
+        filled = np.where(self.scores == OPEN, 0, self.scores).sum(axis=1)
+        return filled + self.upper_bonus(rules) + self.five_bonus
+
+
+def roll_dice(state: ScorecardState, fresh_rows: np.ndarray, holds: np.ndarray,
+              rng: np.random.Generator) -> None:
+    """Reroll ``state`` in place: rows in ``fresh_rows`` (bool) by ``holds``; others unchanged.
+
+    Draws ``5 * N`` faces from ``rng`` whatever the rows (see :func:`dice_env.dice.reroll`).
+    """
+    new = D.reroll(rng, state.dice, holds)
+    state.dice = np.where(fresh_rows[:, None], new, state.dice)
+    state.roll = np.where(fresh_rows, D.ROLL_INDEX_BY_CODE[D.dice_code(state.dice)], state.roll)
+
+
+def start_games(rules: Rules, state: ScorecardState, rows: np.ndarray,
+                rng: np.random.Generator) -> None:
+    """Clear the scorecards of ``rows`` (bool mask) and throw their first roll."""
+    state.scores[rows] = OPEN
+    state.upper_total[rows] = 0
+    state.five_bonus[rows] = 0
+    state.rolls_left[rows] = rules.rolls_per_turn - 1
+    roll_dice(state, rows, np.zeros(state.n, dtype=np.int64), rng)
+
+
+def box_options(rules: Rules, state: ScorecardState):
+    """``box_outcomes`` for the current roll of every game: ``(legal, points, bonus)``."""
+    return box_outcomes(rules, state.roll, state.open_boxes(), state.five_state(rules))
+
+
+def action_mask(rules: Rules, state: ScorecardState, canonical_holds: bool = True,
+                box_legal: np.ndarray | None = None) -> np.ndarray:
+    """``(N, 32 + n_boxes)`` bool: the legal actions of every game (all False once finished)."""
+    if box_legal is None:
+        box_legal = box_options(rules, state)[0]
+    can_roll = (state.rolls_left > 0) & ~state.finished()
+    if canonical_holds:
+        holds = D.CANONICAL_HOLD[state.roll].copy()
+    else:
+        holds = np.ones((state.n, N_HOLD_ACTIONS), dtype=bool)
+    holds[:, D.ALL_HELD] = False
+    holds &= can_roll[:, None]
+    return np.concatenate([holds, box_legal], axis=1)
+
+
+def apply_actions(rules: Rules, state: ScorecardState, actions: np.ndarray,
+                  rng: np.random.Generator, active: np.ndarray | None = None):
+    """Advance every game by one (legal) action, in place.
+
+    Rows where ``active`` is False are left alone (finished games).  Legality is the caller's
+    job (see :func:`action_mask`).  Returns ``(rewards, box_points, five_bonus, upper_bonus)``,
+    each ``(N,)``: the reward is everything the action earned.
+    """
+    n = state.n
+    actions = np.asarray(actions, dtype=np.int64)
+    if active is None:
+        active = np.ones(n, dtype=bool)
+    rerolling = active & (actions < N_HOLD_ACTIONS)
+    scoring = active & (actions >= N_HOLD_ACTIONS)
+
+    rewards = np.zeros(n, dtype=np.int64)
+    box_pts = np.zeros(n, dtype=np.int64)
+    bonus = np.zeros(n, dtype=np.int64)
+    ubonus = np.zeros(n, dtype=np.int64)
+    if scoring.any():
+        rows = np.flatnonzero(scoring)
+        box = actions[rows] - N_HOLD_ACTIONS
+        _, points, five_bonus = box_outcomes(
+            rules, state.roll[rows], state.open_boxes()[rows], state.five_state(rules)[rows]
+        )
+        pts = points[np.arange(len(rows)), box]
+        upper_pts = np.where(rules.tables.is_upper[box], pts, 0)
+        ub = upper_bonus_earned(rules, state.upper_total[rows], upper_pts)
+        state.scores[rows, box] = pts
+        state.upper_total[rows] += upper_pts
+        state.five_bonus[rows] += five_bonus
+        box_pts[rows], bonus[rows], ubonus[rows] = pts, five_bonus, ub
+        rewards[rows] = pts + five_bonus + ub
+        state.rolls_left[rows] = rules.rolls_per_turn - 1
+
+    # One draw of 5 faces per game per step: rerolls use it with their holds, games that just
+    # scored (and go on) throw all five for the next turn.
+    next_turn = scoring & ~state.finished()
+    holds = np.where(rerolling, actions, 0)
+    roll_dice(state, rerolling | next_turn, holds, rng)
+    state.rolls_left = np.where(rerolling, state.rolls_left - 1, state.rolls_left)
+    return rewards, box_pts, bonus, ubonus

@@ -1,0 +1,342 @@
+"""Rules of the scorecard games (Penta, Dice Poker and the Yahtzee presets), as data.
+
+A :class:`Rules` object names the boxes of the scorecard and every knob of RULES.md; a preset
+is a ready-made ``Rules`` (:data:`PRESETS`, :func:`get_rules`).  :class:`ScoreTables` turns a
+``Rules`` into numpy tables over the 252 sorted rolls, and :func:`box_outcomes` /
+:func:`upper_bonus_earned` apply the scoring, the Joker rule and the bonuses to a whole batch of
+games at once.  The Gymnasium env, the batched env, the DP solver and the bots all score through
+these two functions; nothing else in the project knows how a box scores.
+
+Five-of-a-kind box state (``five_state``), used by the solver and the envs:
+
+* ``FIVE_OPEN`` (0) -- the Penta / Poker / YAHTZEE box is open;
+* ``FIVE_FIFTY`` (1) -- it holds 50: an extra five of a kind earns the bonus (and the Joker);
+* ``FIVE_ZERO`` (2) -- it was scratched with 0: no bonus; the Joker only if the rules say so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from functools import cached_property
+
+import numpy as np
+
+from dice_env.dice import N_FACES, N_ROLLS, ROLL_COUNTS, ROLLS
+
+FIVE_OPEN, FIVE_FIFTY, FIVE_ZERO = 0, 1, 2
+
+#: Every kind of box a scorecard can hold.  Upper boxes are ``"aces"`` .. ``"sixes"``.
+UPPER_KINDS = ("aces", "twos", "threes", "fours", "fives", "sixes")
+LOWER_KINDS = (
+    "pair",
+    "two_pairs",
+    "three_kind",
+    "four_kind",
+    "full_house",
+    "small_straight",
+    "large_straight",
+    "five_kind",
+    "chance",
+)
+BOX_KINDS = UPPER_KINDS + LOWER_KINDS
+
+JOKER_MODES = ("none", "forced", "free")
+
+
+@dataclass(frozen=True)
+class Rules:
+    """A scorecard game: its boxes (in scorecard order) and every rule knob.
+
+    Attributes:
+        name: preset name (``"penta"``, ``"dice-poker"``, ...).
+        boxes: box kinds in scorecard order (see :data:`BOX_KINDS`); the upper boxes first.
+        labels: the names printed on the scorecard, one per box.
+        rolls_per_turn: throws per turn (the first one included).
+        upper_bonus_threshold: the upper total that earns :attr:`upper_bonus` (63 in Penta;
+            Dice Poker's page says "higher than 63", so 64).
+        upper_bonus: points for reaching the threshold.
+        full_house, small_straight, large_straight, five_kind: fixed box values.
+        five_kind_bonus: points for every further five of a kind once the five-of-a-kind box
+            holds 50 (0 disables the bonus).
+        joker: ``"forced"`` -- an extra five of a kind must go in its upper box if open, else
+            any open lower box at full value, else 0 in an open upper box; ``"free"`` --
+            Verhoeff's reading: any open box, and Full / straights get their Joker values
+            only when the matching upper box is filled; ``"none"`` -- no Joker rule.
+        joker_when_scratched: whether the Joker also applies when the five-of-a-kind box holds
+            0 (Hasbro's rule; not Penta's or Dice Poker's).
+        penta_counts_as_full: whether five of a kind is a Full house outside the Joker.
+        four_kind_is_two_pairs: whether four (or five) of one face count as Two pairs.
+    """
+
+    name: str
+    boxes: tuple[str, ...]
+    labels: tuple[str, ...]
+    rolls_per_turn: int = 3
+    upper_bonus_threshold: int = 63
+    upper_bonus: int = 35
+    full_house: int = 25
+    small_straight: int = 30
+    large_straight: int = 40
+    five_kind: int = 50
+    five_kind_bonus: int = 100
+    joker: str = "forced"
+    joker_when_scratched: bool = False
+    penta_counts_as_full: bool = False
+    four_kind_is_two_pairs: bool = False
+    _tables: ScoreTables | None = field(default=None, repr=False, compare=False, hash=False)
+
+    def __post_init__(self) -> None:
+        if len(self.boxes) != len(self.labels):
+            raise ValueError("Rules.boxes and Rules.labels must have the same length")
+        unknown = [b for b in self.boxes if b not in BOX_KINDS]
+        if unknown:
+            raise ValueError(f"unknown box kinds {unknown}; choose from {BOX_KINDS}")
+        if len(set(self.boxes)) != len(self.boxes):
+            raise ValueError("a box kind may appear once per scorecard")
+        if self.boxes[:6] != UPPER_KINDS:
+            raise ValueError("a scorecard starts with the six upper boxes, aces to sixes")
+        if self.joker not in JOKER_MODES:
+            raise ValueError(f"joker must be one of {JOKER_MODES}, got {self.joker!r}")
+        if "five_kind" not in self.boxes:
+            raise ValueError("a scorecard needs a five-of-a-kind box")
+        if not 1 <= self.rolls_per_turn <= 10:
+            raise ValueError("rolls_per_turn must be between 1 and 10")
+
+    @property
+    def n_boxes(self) -> int:
+        return len(self.boxes)
+
+    @property
+    def five_kind_box(self) -> int:
+        """Index of the five-of-a-kind box (Penta / Poker / YAHTZEE)."""
+        return self.boxes.index("five_kind")
+
+    @property
+    def tables(self) -> ScoreTables:
+        """The score tables of these rules (built once, then shared)."""
+        if self._tables is None:
+            object.__setattr__(self, "_tables", ScoreTables(self))
+        return self._tables
+
+    def knobs(self) -> dict:
+        """The rules as a plain JSON-serialisable dict (used as a cache key)."""
+        d = asdict(self)
+        d.pop("_tables")
+        d["boxes"] = list(self.boxes)
+        d["labels"] = list(self.labels)
+        return d
+
+
+_PENTA_LABELS = ("Aces", "Twos", "Threes", "Fours", "Fives", "Sixes", "Brelan", "Carré",
+                 "Full", "Petite suite", "Grande suite", "Chance", "Penta")
+_PENTA_BOXES = UPPER_KINDS + ("three_kind", "four_kind", "full_house", "small_straight",
+                              "large_straight", "chance", "five_kind")
+_YAHTZEE_LABELS = ("Aces", "Twos", "Threes", "Fours", "Fives", "Sixes", "3 of a kind",
+                   "4 of a kind", "Full House", "Sm. Straight", "Lg. Straight", "YAHTZEE",
+                   "Chance")
+_YAHTZEE_BOXES = UPPER_KINDS + ("three_kind", "four_kind", "full_house", "small_straight",
+                                "large_straight", "five_kind", "chance")
+_POKER_LABELS = ("Aces", "Twos", "Threes", "Fours", "Fives", "Sixes", "Pair", "Two pairs",
+                 "Three of a kind", "Four of a kind", "Full house", "Small straight",
+                 "Large straight", "Poker", "Chance")
+_POKER_BOXES = UPPER_KINDS + ("pair", "two_pairs", "three_kind", "four_kind", "full_house",
+                              "small_straight", "large_straight", "five_kind", "chance")
+
+#: The ready-made rule sets, by name.
+PRESETS: dict[str, Rules] = {
+    "penta": Rules("penta", _PENTA_BOXES, _PENTA_LABELS),
+    "dice-poker": Rules("dice-poker", _POKER_BOXES, _POKER_LABELS, upper_bonus_threshold=64),
+    "yahtzee-official": Rules("yahtzee-official", _YAHTZEE_BOXES, _YAHTZEE_LABELS,
+                              joker_when_scratched=True),
+    "yahtzee-free-joker": Rules("yahtzee-free-joker", _YAHTZEE_BOXES, _YAHTZEE_LABELS,
+                                joker="free", joker_when_scratched=True),
+    "yahtzee-no-bonus": Rules("yahtzee-no-bonus", _YAHTZEE_BOXES, _YAHTZEE_LABELS,
+                              five_kind_bonus=0, joker="none"),
+}
+
+
+def get_rules(name_or_rules: str | Rules, **overrides) -> Rules:
+    """A preset by name (or a ``Rules`` as is), with optional knob overrides.
+
+    Raises ``ValueError`` naming the known presets / knobs when a name is unknown.
+    """
+    if isinstance(name_or_rules, Rules):
+        base = name_or_rules
+    else:
+        try:
+            base = PRESETS[name_or_rules]
+        except KeyError:
+            raise ValueError(
+                f"unknown scorecard game {name_or_rules!r}; known presets: {sorted(PRESETS)}"
+            ) from None
+    if not overrides:
+        return base
+    allowed = set(base.knobs()) - {"name"}
+    bad = sorted(set(overrides) - allowed)
+    if bad:
+        raise ValueError(f"unknown rule knobs {bad}; known knobs: {sorted(allowed)}")
+    knobs = base.knobs()
+    knobs.update(overrides)
+    knobs["boxes"] = tuple(knobs["boxes"])
+    knobs["labels"] = tuple(knobs["labels"])
+    return Rules(**knobs)
+
+
+def _longest_run(counts: np.ndarray) -> np.ndarray:
+    present = counts > 0
+    best = np.zeros(len(counts), dtype=np.int64)
+    run = np.zeros(len(counts), dtype=np.int64)
+    for f in range(N_FACES):
+        run = np.where(present[:, f], run + 1, 0)
+        best = np.maximum(best, run)
+    return best
+
+
+class ScoreTables:
+    """Numpy tables of one ``Rules``, indexed by sorted roll (see :mod:`dice_env.dice`).
+
+    Attributes:
+        score: ``(252, n_boxes)`` int16, the points of each roll in each box, no Joker.
+        joker_score: ``(252, n_boxes)`` int16, the points under the Joker (only meaningful on
+            five-of-a-kind rolls): the matching upper box the sum, other upper boxes 0,
+            every lower box at full value (Full 25, straights 30/40, sums elsewhere).
+        is_five_kind: ``(252,)`` bool; ``five_face_box``: ``(252,)`` the upper box index of a
+            five-of-a-kind roll's face (-1 otherwise).
+        is_upper, is_lower: ``(n_boxes,)`` bool masks of the two sections (the five-of-a-kind
+            box counts as lower).
+        upper_points: ``(252, n_boxes)`` the points a box adds to the upper total (0 for lower
+            boxes).
+    """
+
+    def __init__(self, rules: Rules) -> None:
+        counts = ROLL_COUNTS.astype(np.int64)
+        total = ROLLS.astype(np.int64).sum(axis=1)
+        max_count = counts.max(axis=1)
+        n_pairs = (counts >= 2).sum(axis=1)
+        has_three_two = ((counts == 3).any(axis=1) & (counts == 2).any(axis=1))
+        run = _longest_run(counts)
+        five = max_count == 5
+
+        columns = {}
+        for f, kind in enumerate(UPPER_KINDS):
+            columns[kind] = counts[:, f] * (f + 1)
+        two_pairs = n_pairs >= 2
+        if rules.four_kind_is_two_pairs:
+            two_pairs = two_pairs | (max_count >= 4)
+        full = has_three_two | (five if rules.penta_counts_as_full else False)
+        columns.update(
+            pair=np.where(max_count >= 2, total, 0),
+            two_pairs=np.where(two_pairs, total, 0),
+            three_kind=np.where(max_count >= 3, total, 0),
+            four_kind=np.where(max_count >= 4, total, 0),
+            full_house=np.where(full, rules.full_house, 0),
+            small_straight=np.where(run >= 4, rules.small_straight, 0),
+            large_straight=np.where(run >= 5, rules.large_straight, 0),
+            five_kind=np.where(five, rules.five_kind, 0),
+            chance=total,
+        )
+        joker_columns = dict(
+            columns,
+            full_house=np.full(N_ROLLS, rules.full_house),
+            small_straight=np.full(N_ROLLS, rules.small_straight),
+            large_straight=np.full(N_ROLLS, rules.large_straight),
+            pair=total, two_pairs=total, three_kind=total, four_kind=total,
+        )
+        self.rules = rules
+        self.n_boxes = rules.n_boxes
+        self.score = np.stack([columns[b] for b in rules.boxes], axis=1).astype(np.int16)
+        self.joker_score = np.stack([joker_columns[b] for b in rules.boxes],
+                                    axis=1).astype(np.int16)
+        self.is_five_kind = five
+        face = np.argmax(counts, axis=1)
+        self.five_face_box = np.where(five, face, -1).astype(np.int8)
+        self.is_upper = np.array([b in UPPER_KINDS for b in rules.boxes])
+        self.is_lower = ~self.is_upper
+        self.upper_points = np.where(self.is_upper[None, :], self.score, 0).astype(np.int16)
+        # Boxes whose Joker value, under the "free" reading, needs the matching upper box filled.
+        self.free_joker_needs_upper = np.array(
+            [b in ("full_house", "small_straight", "large_straight") for b in rules.boxes]
+        )
+        for t in (self.score, self.joker_score, self.is_five_kind, self.five_face_box,
+                  self.is_upper, self.is_lower, self.upper_points, self.free_joker_needs_upper):
+            t.setflags(write=False)
+
+
+def box_outcomes(
+    rules: Rules,
+    roll: np.ndarray,
+    open_boxes: np.ndarray,
+    five_state: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Which boxes a roll may go in, what each scores, and the five-of-a-kind bonus earned.
+
+    Args:
+        rules: the game.
+        roll: ``(N,)`` sorted-roll indices (a scalar is treated as a batch of one).
+        open_boxes: ``(N, n_boxes)`` bool, True for a box still open.
+        five_state: ``(N,)`` :data:`FIVE_OPEN` / :data:`FIVE_FIFTY` / :data:`FIVE_ZERO`.
+
+    Returns:
+        ``legal`` ``(N, n_boxes)`` bool -- the boxes the roll may be scored in (the Joker rule
+        applied); ``points`` ``(N, n_boxes)`` int -- the box points of each box (0 where not
+        legal); ``bonus`` ``(N,)`` int -- the five-of-a-kind bonus that scoring this roll earns
+        in any legal box.  The upper bonus is not included (see :func:`upper_bonus_earned`).
+    """
+    t = rules.tables
+    roll = np.atleast_1d(np.asarray(roll, dtype=np.int64))
+    open_boxes = np.atleast_2d(np.asarray(open_boxes, dtype=bool))
+    five_state = np.atleast_1d(np.asarray(five_state, dtype=np.int64))
+
+    points = t.score[roll].astype(np.int64)
+    legal = open_boxes.copy()
+    five = t.is_five_kind[roll]
+    bonus = np.where(five & (five_state == FIVE_FIFTY), rules.five_kind_bonus, 0)
+    if rules.joker == "none":
+        return legal, np.where(legal, points, 0), bonus
+
+    joker_active = five & (
+        (five_state == FIVE_FIFTY) | ((five_state == FIVE_ZERO) & rules.joker_when_scratched)
+    )
+    if not joker_active.any():
+        return legal, np.where(legal, points, 0), bonus
+
+    rows = np.flatnonzero(joker_active)
+    face_box = t.five_face_box[roll[rows]].astype(np.int64)
+    jpoints = t.joker_score[roll[rows]].astype(np.int64)
+    jopen = open_boxes[rows]
+    upper_open = jopen[np.arange(len(rows)), face_box]
+    if rules.joker == "forced":
+        only_upper = np.zeros_like(jopen)
+        only_upper[np.arange(len(rows)), face_box] = True
+        lower_open = jopen & t.is_lower[None, :]
+        any_lower = lower_open.any(axis=1)
+        jlegal = np.where(
+            upper_open[:, None],
+            only_upper,
+            np.where(any_lower[:, None], lower_open, jopen & t.is_upper[None, :]),
+        )
+    else:  # "free": any open box; Full / straights at Joker value only if the upper box is filled
+        jlegal = jopen
+        normal = t.score[roll[rows]].astype(np.int64)
+        use_normal = t.free_joker_needs_upper[None, :] & upper_open[:, None]
+        jpoints = np.where(use_normal, normal, jpoints)
+    legal[rows] = jlegal
+    points[rows] = jpoints
+    return legal, np.where(legal, points, 0), bonus
+
+
+def upper_bonus_earned(rules: Rules, upper_before: np.ndarray, upper_added: np.ndarray):
+    """The upper bonus earned by adding ``upper_added`` to an upper total of ``upper_before``."""
+    upper_before = np.asarray(upper_before)
+    crossed = (upper_before < rules.upper_bonus_threshold) & (
+        upper_before + np.asarray(upper_added) >= rules.upper_bonus_threshold
+    )
+    return np.where(crossed, rules.upper_bonus, 0)
+
+
+def five_state_after(rules: Rules, five_state: np.ndarray, box: np.ndarray,
+                     points: np.ndarray) -> np.ndarray:
+    """The five-of-a-kind box state after scoring ``points`` in ``box``."""
+    filled_now = np.asarray(box) == rules.five_kind_box
+    new = np.where(np.asarray(points) > 0, FIVE_FIFTY, FIVE_ZERO)
+    return np.where(filled_now, new, five_state)
