@@ -97,7 +97,7 @@ def _build_tables():
             ec = [0] * N_FACES
             for f in extra:
                 ec[f] += 1
-            final = tuple(a + b for a, b in zip(kc, ec))
+            final = tuple(a + b for a, b in zip(kc, ec, strict=True))
             keep_to_roll[ki, roll_by_counts[final]] += _multinomial_prob(tuple(ec))
 
     hold_keep = np.zeros((len(rolls), N_HOLDS), dtype=np.int16)

@@ -24,12 +24,15 @@ upper total, the five-of-a-kind state) from one vector, so agents work from obse
 
 from __future__ import annotations
 
+from functools import cache
+
 import numpy as np
 
 from dice_env import dice as D
 from dice_env.scorecard.rules import Rules
 
 
+@cache
 def observation_slices(rules: Rules) -> dict[str, slice]:
     """Name -> slice of each part of the observation vector."""
     sizes = [("dice", D.N_DICE), ("face_counts", D.N_FACES), ("rolls_left", rules.rolls_per_turn),
@@ -42,6 +45,7 @@ def observation_slices(rules: Rules) -> dict[str, slice]:
     return out
 
 
+@cache
 def observation_size(rules: Rules) -> int:
     return observation_slices(rules)["turn"].stop
 

@@ -17,7 +17,6 @@ Five-of-a-kind box state (``five_state``), used by the solver and the envs:
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from functools import cached_property
 
 import numpy as np
 

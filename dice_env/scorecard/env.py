@@ -1,0 +1,225 @@
+"""The Gymnasium environment of the scorecard games (Penta, Dice Poker, Yahtzee presets)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from dice_env.errors import IllegalActionError, check_illegal_action_mode
+from dice_env.scorecard import game as G
+from dice_env.scorecard.observation import encode_observation, observation_size
+from dice_env.scorecard.render import render_scorecard
+from dice_env.scorecard.rules import Rules, get_rules
+from dice_env.scorecard.state import state_from_dict, state_to_dict
+
+RESET_OPTIONS = ("state",)
+
+
+def describe_action(rules: Rules, action: int, dice=None) -> str:
+    """A short human description of an action, e.g. ``hold [1 1 5]`` or ``score Fours``."""
+    action = int(action)
+    if 0 <= action < G.N_HOLD_ACTIONS:
+        positions = [i for i in range(5) if action >> i & 1]
+        if dice is None:
+            return f"{action} (hold positions {positions})"
+        return f"{action} (hold {[int(dice[i]) for i in positions]})"
+    if G.N_HOLD_ACTIONS <= action < G.N_HOLD_ACTIONS + rules.n_boxes:
+        return f"{action} (score {rules.labels[action - G.N_HOLD_ACTIONS]})"
+    return f"{action} (out of range)"
+
+
+class ScorecardEnv(gym.Env):
+    """A solitaire scorecard dice game: Penta, Dice Poker, or a Yahtzee preset.
+
+    ## Description
+    Five dice, a scorecard of ``n_boxes`` boxes (13 for Penta and Yahtzee, 15 for Dice Poker),
+    one box filled per turn, up to three throws per turn.  The rules are those of RULES.md,
+    including the upper bonus, the five-of-a-kind bonus and the Joker rule (enforced by the
+    action mask).  See :mod:`dice_env.scorecard.rules` for the knobs.
+
+    ## Action Space
+    ``Discrete(32 + n_boxes)``.  Action ``a < 32`` rerolls, holding die ``i`` of the sorted
+    dice when bit ``i`` of ``a`` is set (the dice are sorted ascending after every roll);
+    action ``32 + k`` scores the current roll in box ``k`` (box order: ``env.rules.labels``).
+    With ``canonical_holds=True`` (default) only one hold per distinct kept multiset is legal
+    (the leftmost dice of each face); holding all five (31) is never legal.  Legal actions are
+    given as an ``int8`` mask in ``info["action_mask"]`` and as a bool array by
+    :meth:`action_masks` (what sb3-contrib's MaskablePPO calls).
+
+    ## Observation Space
+    ``Box(0, 1, (obs_dim,), float32)``; the layout is documented in
+    :mod:`dice_env.scorecard.observation` (sorted dice, face counts, rerolls left one-hot,
+    open boxes, what each box would score now, upper progress, five-of-a-kind state, turn).
+    Penta: 45 entries, Dice Poker: 49.
+
+    ## Rewards
+    The points each scoring action earns, bonuses included when earned (the upper bonus on
+    the action that crosses the threshold, +100 for an extra five of a kind).  Rerolls earn 0.
+    The rewards of an episode sum to the final TOTAL (unless illegal actions were penalised).
+
+    ## Starting State
+    An empty scorecard and a fresh first roll; or ``reset(options={"state": d})`` with a state
+    dict from :meth:`get_state` (see :mod:`dice_env.scorecard.state`).
+
+    ## Episode End
+    Terminated when every box is filled; truncated after ``max_steps`` steps (a guard against
+    agents that never score, which can only happen with illegal actions under ``"penalize"``).
+
+    ## Info
+    ``action_mask`` (int8), ``must_scratch`` (True when no legal box scores above zero — the
+    app's "you must scratch one" warning), ``box_points`` (what each box would score now);
+    after an illegal action under ``"penalize"``/``"terminate"``, ``illegal_action``; at the
+    end, ``score``: ``{"upper", "upper_bonus", "lower", "penta_bonus", "total"}``.
+
+    ## Arguments
+    * ``game``: a preset name (``"penta"``, ``"dice-poker"``, ``"yahtzee-official"``,
+      ``"yahtzee-free-joker"``, ``"yahtzee-no-bonus"``) or a :class:`Rules`.
+    * ``render_mode``: ``None`` or ``"ansi"``.
+    * ``canonical_holds``: see Action Space.
+    * ``illegal_action``: ``"penalize"`` (default) -- the state is untouched, the reward is
+      ``illegal_penalty`` and ``info["illegal_action"]`` is set; ``"raise"`` -- an
+      :class:`~dice_env.errors.IllegalActionError` naming the action and the legal ones, state
+      untouched; ``"terminate"`` -- the episode ends with ``illegal_penalty``.  The default is
+      ``"penalize"`` because Gymnasium's ``check_env`` (and any unmasked agent) steps with
+      random actions: the env must survive them, and a penalty that leaves the game intact is
+      the gentlest teacher.
+    * ``illegal_penalty``: reward of an illegal action (default -1.0).
+    * ``max_steps``: step limit (default ``10 * n_boxes * rolls_per_turn``).
+    * any rule knob of :class:`Rules` as a keyword (e.g. ``upper_bonus_threshold=63``).
+
+    ## Version History
+    * v0: initial version.
+    """
+
+    metadata = {"render_modes": ["ansi"], "render_fps": 4}
+
+    def __init__(
+        self,
+        game: str | Rules = "penta",
+        render_mode: str | None = None,
+        canonical_holds: bool = True,
+        illegal_action: str = "penalize",
+        illegal_penalty: float = -1.0,
+        max_steps: int | None = None,
+        **rule_overrides: Any,
+    ) -> None:
+        self.rules = get_rules(game, **rule_overrides)
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or "
+                             f"None, got {render_mode!r}")
+        self.render_mode = render_mode
+        self.canonical_holds = bool(canonical_holds)
+        self.illegal_action = check_illegal_action_mode(illegal_action)
+        self.illegal_penalty = float(illegal_penalty)
+        n = self.rules.n_boxes
+        self.max_steps = int(max_steps) if max_steps is not None else (
+            10 * n * self.rules.rolls_per_turn)
+        self.action_space = spaces.Discrete(G.N_HOLD_ACTIONS + n)
+        self.observation_space = spaces.Box(0.0, 1.0, (observation_size(self.rules),),
+                                            dtype=np.float32)
+        self._state = G.ScorecardState.empty(self.rules, 1)
+        self._steps = 0
+        self._done = True
+        self._refresh()
+
+    # -- internals ---------------------------------------------------------------------
+    def _refresh(self) -> None:
+        """Recompute the cached box options and mask of the current state."""
+        legal, points, bonus = G.box_options(self.rules, self._state)
+        self._box_legal, self._box_points, self._bonus = legal, points, bonus
+        self._mask = G.action_mask(self.rules, self._state, self.canonical_holds, legal)[0]
+
+    def _observation(self) -> np.ndarray:
+        s = self._state
+        return encode_observation(self.rules, s.dice, s.roll, s.rolls_left, s.open_boxes(),
+                                  self._box_points, s.upper_total, s.five_state(self.rules))[0]
+
+    def _info(self) -> dict:
+        legal_pts = np.where(self._box_legal[0], self._box_points[0], 0)
+        info = {
+            "action_mask": self._mask.astype(np.int8),
+            "must_scratch": bool(self._box_legal[0].any() and legal_pts.max() <= 0),
+            "box_points": self._box_points[0].copy(),
+        }
+        if self._state.finished()[0]:
+            info["score"] = self.score_breakdown()
+        return info
+
+    # -- public API --------------------------------------------------------------------
+    def score_breakdown(self) -> dict[str, int]:
+        """Upper, upper bonus, lower, five-of-a-kind bonus and TOTAL of the scorecard so far."""
+        s, r = self._state, self.rules
+        filled = np.where(s.scores[0] == G.OPEN, 0, s.scores[0])
+        upper = int(filled[r.tables.is_upper].sum())
+        return {
+            "upper": upper,
+            "upper_bonus": int(s.upper_bonus(r)[0]),
+            "lower": int(filled[r.tables.is_lower].sum()),
+            "penta_bonus": int(s.five_bonus[0]),
+            "total": int(s.total(r)[0]),
+        }
+
+    def action_masks(self) -> np.ndarray:
+        """Bool mask of the legal actions (sb3-contrib's MaskablePPO calls this)."""
+        return self._mask.copy()
+
+    def get_state(self) -> dict:
+        """The game state as a JSON-serialisable dict (see :mod:`dice_env.scorecard.state`)."""
+        return state_to_dict(self.rules, self._state)
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        options = options or {}
+        unknown = sorted(set(options) - set(RESET_OPTIONS))
+        if unknown:
+            raise ValueError(f"unknown reset options {unknown}; known: {list(RESET_OPTIONS)}")
+        if options.get("state") is not None:
+            self._state = state_from_dict(self.rules, options["state"])
+        else:
+            self._state = G.ScorecardState.empty(self.rules, 1)
+            G.start_games(self.rules, self._state, np.ones(1, dtype=bool), self.np_random)
+        self._steps = 0
+        self._done = False
+        self._refresh()
+        return self._observation(), self._info()
+
+    def step(self, action):
+        if self._done:
+            raise RuntimeError("step() called on a finished episode; call reset() first")
+        self._steps += 1
+        try:
+            a = int(action)
+        except (TypeError, ValueError):
+            a = -1
+        if not (0 <= a < self.action_space.n and self._mask[a]):
+            return self._illegal(action, a)
+        rewards, *_ = G.apply_actions(self.rules, self._state, np.array([a]), self.np_random)
+        self._refresh()
+        terminated = bool(self._state.finished()[0])
+        truncated = not terminated and self._steps >= self.max_steps
+        self._done = terminated or truncated
+        obs, info = self._observation(), self._info()
+        return obs, float(rewards[0]), terminated, truncated, info
+
+    def _illegal(self, action, a: int):
+        legal = np.flatnonzero(self._mask).tolist()
+        what = describe_action(self.rules, a, self._state.dice[0]) if a >= 0 else repr(action)
+        if self.illegal_action == "raise":
+            self._steps -= 1
+            names = ", ".join(describe_action(self.rules, x, self._state.dice[0]) for x in legal)
+            raise IllegalActionError(f"illegal action {what}; legal actions: {legal} ({names})")
+        terminated = self.illegal_action == "terminate"
+        truncated = not terminated and self._steps >= self.max_steps
+        self._done = terminated or truncated
+        info = self._info()
+        info["illegal_action"] = True
+        return self._observation(), self.illegal_penalty, terminated, truncated, info
+
+    def render(self) -> str | None:
+        if self.render_mode != "ansi":
+            return None
+        return render_scorecard(self.rules, self._state, self._box_points, self._box_legal,
+                                self.rules.five_kind_bonus)
