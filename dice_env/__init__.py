@@ -32,6 +32,7 @@ def _register_all() -> None:
             gymnasium.register(
                 id=env_id,
                 entry_point="dice_env.scorecard.env:ScorecardEnv",
+                vector_entry_point="dice_env.scorecard.vector:ScorecardVectorEnv",
                 kwargs={"game": game},
             )
     for env_id, entry_point in FIVE_THOUSAND_IDS.items():

@@ -1,0 +1,116 @@
+"""A Stable-Baselines3 ``VecEnv`` over the package's natively batched Gymnasium vector envs.
+
+SB3 has no adapter from a Gymnasium ``VectorEnv`` (its issue #1745); this is ours.  It needs a
+vector env in ``SAME_STEP`` autoreset mode (the one SB3's contract assumes) and answers
+``env_method("action_masks")`` from the batch, so sb3-contrib's ``MaskablePPO`` trains on it
+directly::
+
+    from dice_env.sb3 import make_sb3_vec_env
+    venv = make_sb3_vec_env("dice_env/Penta-v0", num_envs=256, seed=0)
+    model = MaskablePPO("MlpPolicy", venv)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium.vector import AutoresetMode, VectorEnv
+from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices
+
+
+class SB3VecEnv(VecEnv):
+    """Present a batched Gymnasium ``VectorEnv`` (``SAME_STEP`` autoreset) as an SB3 ``VecEnv``.
+
+    ``step_wait`` returns ``(obs, rewards, dones, infos)`` with, for every finished game,
+    ``infos[i]["terminal_observation"]`` and ``infos[i]["TimeLimit.truncated"]``; each info
+    dict also carries the game's ``action_mask``.  Seeds given with :meth:`seed` apply to the
+    next :meth:`reset` (the first one seeds the whole batch, as the vector env is seeded once).
+    """
+
+    def __init__(self, venv: VectorEnv) -> None:
+        mode = venv.metadata.get("autoreset_mode")
+        if mode != AutoresetMode.SAME_STEP:
+            raise ValueError(f"SB3VecEnv needs a vector env with autoreset_mode SAME_STEP, got "
+                             f"{mode}; create it with autoreset_mode='SameStep'")
+        self.venv = venv
+        self._actions: np.ndarray | None = None
+        super().__init__(venv.num_envs, venv.single_observation_space,
+                         venv.single_action_space)
+
+    def reset(self) -> np.ndarray:
+        seed = self._seeds[0]
+        options = self._options[0] or None
+        obs, infos = self.venv.reset(seed=seed, options=options)
+        self.reset_infos = self._split_infos(infos, np.zeros(self.num_envs, dtype=bool))
+        self._reset_seeds()
+        self._reset_options()
+        return obs
+
+    def step_async(self, actions: np.ndarray) -> None:
+        self._actions = np.asarray(actions)
+
+    def step_wait(self):
+        obs, rewards, terminated, truncated, infos = self.venv.step(self._actions)
+        dones = terminated | truncated
+        info_list = self._split_infos(infos, dones)
+        if dones.any():
+            final_obs = infos["final_obs"]
+            for i in np.flatnonzero(dones):
+                info_list[i]["terminal_observation"] = final_obs[i]
+                info_list[i]["TimeLimit.truncated"] = bool(truncated[i] and not terminated[i])
+        return obs, rewards.astype(np.float32), dones, info_list
+
+    def _split_infos(self, infos: dict, dones: np.ndarray) -> list[dict]:
+        masks = infos["action_mask"]
+        out = [{"action_mask": masks[i]} for i in range(self.num_envs)]
+        final_info = infos.get("final_info")
+        if final_info is not None and "score" in final_info:
+            score = final_info["score"]
+            for i in np.flatnonzero(final_info["_score"]):
+                out[i]["score"] = {k: int(v[i]) for k, v in score.items()
+                                   if not k.startswith("_")}
+        return out
+
+    def action_masks(self) -> np.ndarray:
+        """``(num_envs, n_actions)`` bool masks of the current states."""
+        return self.venv.action_masks()
+
+    def close(self) -> None:
+        self.venv.close()
+
+    def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:
+        value = getattr(self.venv, attr_name)
+        return [value for _ in self._get_indices(indices)]
+
+    def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
+        setattr(self.venv, attr_name, value)
+
+    def env_method(self, method_name: str, *method_args, indices: VecEnvIndices = None,
+                   **method_kwargs) -> list[Any]:
+        idx = list(self._get_indices(indices))
+        if method_name == "action_masks":
+            masks = self.venv.action_masks()
+            return [masks[i] for i in idx]
+        result = getattr(self.venv, method_name)(*method_args, **method_kwargs)
+        return [result for _ in idx]
+
+    def env_is_wrapped(self, wrapper_class: type[gym.Wrapper],
+                       indices: VecEnvIndices = None) -> list[bool]:
+        return [False for _ in self._get_indices(indices)]
+
+    def get_images(self) -> Sequence[np.ndarray | None]:
+        return [None for _ in range(self.num_envs)]
+
+
+def make_sb3_vec_env(env_id: str, num_envs: int, seed: int | None = None,
+                     **kwargs: Any) -> SB3VecEnv:
+    """``gymnasium.make_vec`` (the native batched env, SAME_STEP) wrapped for SB3."""
+    venv = gym.make_vec(env_id, num_envs=num_envs, vectorization_mode="vector_entry_point",
+                        autoreset_mode=AutoresetMode.SAME_STEP, **kwargs)
+    sb3 = SB3VecEnv(venv)
+    if seed is not None:
+        sb3.seed(seed)
+    return sb3

@@ -1,0 +1,233 @@
+"""A natively batched Gymnasium ``VectorEnv`` of the scorecard games.
+
+``N`` games live in the numpy arrays of one :class:`~dice_env.scorecard.game.ScorecardState`
+and advance together through the same pure functions as the single env
+(:mod:`dice_env.scorecard.game`), so the two cannot drift apart.  A batch of one with the same
+seed reproduces the single env die for die.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from dice_env.errors import IllegalActionError, check_illegal_action_mode
+from dice_env.scorecard import game as G
+from dice_env.scorecard.env import describe_action
+from dice_env.scorecard.observation import encode_observation, observation_size
+from dice_env.scorecard.render import render_scorecard
+from dice_env.scorecard.rules import Rules, get_rules
+from dice_env.scorecard.state import state_from_dict, state_to_dict
+
+AUTORESET_MODES = {m.value: m for m in (AutoresetMode.SAME_STEP, AutoresetMode.NEXT_STEP)}
+
+
+class ScorecardVectorEnv(VectorEnv):
+    """``num_envs`` scorecard games stepped together on numpy arrays.
+
+    Same game, spaces, rewards and options as :class:`~dice_env.scorecard.env.ScorecardEnv`
+    (``game``, ``canonical_holds``, ``illegal_action``, ``illegal_penalty``, ``max_steps`` and
+    rule knobs), plus:
+
+    * ``num_envs``: the batch size.
+    * ``autoreset_mode``: ``"SameStep"`` (default; a finished game is reset inside the step
+      that ended it, its last observation and info in ``infos["final_obs"]`` /
+      ``infos["final_info"]``: what Stable-Baselines3 expects) or ``"NextStep"``
+      (Gymnasium's default: the step after the end ignores the action and resets).
+
+    ``infos`` always holds ``action_mask`` (``(N, n_actions)`` int8) and ``must_scratch``
+    (``(N,)`` bool), each with its ``_key`` array; :meth:`action_masks` returns the bool mask.
+    ``reset(options={"states": [d0, d1, ...]})`` starts every game from a state dict (``None``
+    for a fresh game), ``reset(options={"reset_mask": m})`` resets only the games where ``m``.
+    An illegal action under ``illegal_action="raise"`` raises an error naming the sub-env, and
+    no game of the batch moves.
+    """
+
+    metadata = {"render_modes": ["ansi"], "autoreset_mode": AutoresetMode.SAME_STEP}
+
+    def __init__(
+        self,
+        num_envs: int = 1,
+        game: str | Rules = "penta",
+        render_mode: str | None = None,
+        canonical_holds: bool = True,
+        illegal_action: str = "penalize",
+        illegal_penalty: float = -1.0,
+        max_steps: int | None = None,
+        autoreset_mode: str | AutoresetMode = AutoresetMode.SAME_STEP,
+        **rule_overrides: Any,
+    ) -> None:
+        if int(num_envs) < 1:
+            raise ValueError(f"num_envs must be at least 1, got {num_envs}")
+        self.rules = get_rules(game, **rule_overrides)
+        if render_mode is not None and render_mode != "ansi":
+            raise ValueError(f"render_mode must be 'ansi' or None, got {render_mode!r}")
+        mode = AUTORESET_MODES.get(getattr(autoreset_mode, "value", autoreset_mode))
+        if mode is None:
+            raise ValueError(f"autoreset_mode must be one of {list(AUTORESET_MODES)}, got "
+                             f"{autoreset_mode!r}")
+        self.autoreset_mode = mode
+        self.metadata = {**self.metadata, "autoreset_mode": mode}
+        self.num_envs = int(num_envs)
+        self.render_mode = render_mode
+        self.canonical_holds = bool(canonical_holds)
+        self.illegal_action = check_illegal_action_mode(illegal_action)
+        self.illegal_penalty = float(illegal_penalty)
+        n = self.rules.n_boxes
+        self.max_steps = int(max_steps) if max_steps is not None else (
+            10 * n * self.rules.rolls_per_turn)
+        self.single_action_space = spaces.Discrete(G.N_HOLD_ACTIONS + n)
+        self.single_observation_space = spaces.Box(0.0, 1.0, (observation_size(self.rules),),
+                                                   dtype=np.float32)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self._state = G.ScorecardState.empty(self.rules, self.num_envs)
+        self._steps = np.zeros(self.num_envs, dtype=np.int64)
+        self._needs_reset = np.ones(self.num_envs, dtype=bool)  # NEXT_STEP bookkeeping
+        self._all = np.ones(self.num_envs, dtype=bool)
+        self._refresh()
+
+    # -- internals ---------------------------------------------------------------------
+    def _refresh(self) -> None:
+        legal, points, _ = G.box_options(self.rules, self._state)
+        self._box_legal, self._box_points = legal, points
+        self._mask = G.action_mask(self.rules, self._state, self.canonical_holds, legal)
+
+    def _observations(self) -> np.ndarray:
+        s = self._state
+        return encode_observation(self.rules, s.dice, s.roll, s.rolls_left, s.open_boxes(),
+                                  self._box_points, s.upper_total, s.five_state(self.rules))
+
+    def _infos(self) -> dict:
+        legal_pts = np.where(self._box_legal, self._box_points, 0)
+        must_scratch = self._box_legal.any(axis=1) & (legal_pts.max(axis=1) <= 0)
+        return {"action_mask": self._mask.astype(np.int8), "_action_mask": self._all.copy(),
+                "must_scratch": must_scratch, "_must_scratch": self._all.copy()}
+
+    def _score_breakdown(self, rows: np.ndarray) -> dict:
+        s, r = self._state, self.rules
+        filled = np.where(s.scores == G.OPEN, 0, s.scores)
+        return {
+            "upper": filled[:, r.tables.is_upper].sum(axis=1)[rows],
+            "upper_bonus": s.upper_bonus(r)[rows],
+            "lower": filled[:, r.tables.is_lower].sum(axis=1)[rows],
+            "penta_bonus": s.five_bonus[rows],
+            "total": s.total(r)[rows],
+        }
+
+    def _reset_rows(self, rows: np.ndarray) -> None:
+        G.start_games(self.rules, self._state, rows, self.np_random)
+        self._steps[rows] = 0
+
+    # -- public API --------------------------------------------------------------------
+    def action_masks(self) -> np.ndarray:
+        """``(N, n_actions)`` bool mask of legal actions (what MaskablePPO asks for)."""
+        return self._mask.copy()
+
+    def get_state(self, index: int) -> dict:
+        """The state dict of sub-env ``index`` (see :mod:`dice_env.scorecard.state`)."""
+        return state_to_dict(self.rules, self._state, index)
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        options = options or {}
+        unknown = sorted(set(options) - {"states", "reset_mask"})
+        if unknown:
+            raise ValueError(f"unknown reset options {unknown}; known: ['states', 'reset_mask']")
+        rows = np.asarray(options.get("reset_mask", self._all), dtype=bool)
+        if rows.shape != (self.num_envs,):
+            raise ValueError(f"reset_mask must have shape ({self.num_envs},)")
+        self._reset_rows(rows)
+        states = options.get("states")
+        if states is not None:
+            if len(states) != self.num_envs:
+                raise ValueError(f"options['states'] must hold {self.num_envs} entries (one per "
+                                 f"sub-env, None for a fresh game), got {len(states)}")
+            for i, st in enumerate(states):
+                if st is not None:
+                    try:
+                        self._state.put([i], state_from_dict(self.rules, st))
+                    except ValueError as err:
+                        raise ValueError(f"sub-env {i}: {err}") from None
+        self._needs_reset[rows] = False
+        self._refresh()
+        return self._observations(), self._infos()
+
+    def step(self, actions):
+        actions = np.asarray(actions).astype(np.int64, copy=False).reshape(self.num_envs)
+        n_actions = self.single_action_space.n
+        in_range = (actions >= 0) & (actions < n_actions)
+        legal = in_range & self._mask[np.arange(self.num_envs), np.clip(actions, 0, n_actions - 1)]
+        resetting = self._needs_reset.copy()  # NEXT_STEP: these rows only reset
+        illegal = ~legal & ~resetting
+        if illegal.any() and self.illegal_action == "raise":
+            i = int(np.flatnonzero(illegal)[0])
+            ok = np.flatnonzero(self._mask[i]).tolist()
+            what = describe_action(self.rules, actions[i], self._state.dice[i])
+            raise IllegalActionError(f"sub-env {i}: illegal action {what}; legal actions: {ok}")
+
+        moving = legal & ~resetting
+        rewards, *_ = G.apply_actions(self.rules, self._state, actions, self.np_random, moving)
+        rewards = rewards.astype(np.float64)
+        rewards[illegal] = self.illegal_penalty
+        self._steps += ~resetting
+        terminated = self._state.finished() & ~resetting
+        if self.illegal_action == "terminate":
+            terminated |= illegal
+        truncated = ~terminated & ~resetting & (self._steps >= self.max_steps)
+        done = terminated | truncated
+
+        infos_extra = {}
+        if resetting.any():
+            self._reset_rows(resetting)
+        if self.autoreset_mode == AutoresetMode.SAME_STEP and done.any():
+            self._refresh()
+            final_obs = np.full(self.num_envs, None, dtype=object)
+            obs_done = self._observations()[done]
+            for j, i in enumerate(np.flatnonzero(done)):
+                final_obs[i] = obs_done[j]
+            final_info = self._infos()
+            final_info["_action_mask"] = done.copy()
+            final_info["_must_scratch"] = done.copy()
+            if terminated.any():
+                breakdown = self._score_breakdown(self._all)
+                final_info["score"] = {k: np.where(terminated, v, 0)
+                                       for k, v in breakdown.items()}
+                final_info["score"].update({f"_{k}": terminated.copy() for k in breakdown})
+                final_info["_score"] = terminated.copy()
+            if illegal.any():
+                final_info["illegal_action"] = illegal & done
+                final_info["_illegal_action"] = done.copy()
+            infos_extra = {"final_obs": final_obs, "_final_obs": done.copy(),
+                           "final_info": final_info, "_final_info": done.copy()}
+            self._reset_rows(done)
+        elif self.autoreset_mode == AutoresetMode.NEXT_STEP:
+            self._needs_reset = done.copy()
+            if terminated.any():
+                breakdown = self._score_breakdown(self._all)
+                infos_extra["score"] = {k: np.where(terminated, v, 0)
+                                        for k, v in breakdown.items()}
+                infos_extra["score"].update({f"_{k}": terminated.copy() for k in breakdown})
+                infos_extra["_score"] = terminated.copy()
+        self._refresh()
+        if self.autoreset_mode == AutoresetMode.NEXT_STEP and done.any():
+            self._mask[done] = False
+            self._mask[done, G.N_HOLD_ACTIONS:] = False
+            self._mask[done, 0] = True  # any action resets; keep the mask non-empty
+        infos = self._infos()
+        if illegal.any():
+            infos["illegal_action"] = illegal
+            infos["_illegal_action"] = self._all.copy()
+        infos.update(infos_extra)
+        return self._observations(), rewards, terminated, truncated, infos
+
+    def render(self) -> str | None:
+        """The scorecard of sub-env 0 (``render_mode="ansi"``)."""
+        if self.render_mode != "ansi":
+            return None
+        return render_scorecard(self.rules, self._state, self._box_points, self._box_legal,
+                                self.rules.five_kind_bonus)
