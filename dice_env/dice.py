@@ -41,10 +41,16 @@ N_HOLDS = 32  # 2**N_DICE hold bitmasks
 ALL_HELD = N_HOLDS - 1
 
 
+_CODE_OFFSET = sum(6**i for i in range(5))  # the code of faces 1..6 read as digits 0..5
+
+
 def dice_code(dice: np.ndarray) -> np.ndarray:
     """Base-6 code of ordered dice (last axis of length 5, faces 1..6) in ``[0, 7776)``."""
-    d = np.asarray(dice, dtype=np.int64) - 1
-    return ((((d[..., 0] * 6 + d[..., 1]) * 6 + d[..., 2]) * 6 + d[..., 3]) * 6) + d[..., 4]
+    d = np.asarray(dice, dtype=np.int16)  # 6**5 fits in int16
+    code = d[..., 0] * 6 + d[..., 1]
+    for i in range(2, N_DICE):
+        code = code * 6 + d[..., i]
+    return code - _CODE_OFFSET
 
 
 def _counts_code(counts: np.ndarray) -> np.ndarray:
@@ -194,17 +200,24 @@ def canonical_hold(roll: int, hold: int) -> int:
     return int(np.flatnonzero(CANONICAL_HOLD[roll] & (HOLD_KEEP[roll] == keep))[0])
 
 
-_BIT_OF_POSITION = (1 << np.arange(N_DICE)).astype(np.int64)
+#: ``(32, 5)`` bool: which positions a hold bitmask holds.
+HOLD_POSITIONS = ((np.arange(N_HOLDS)[:, None] >> np.arange(N_DICE)) & 1).astype(bool)
+HOLD_POSITIONS.setflags(write=False)
+#: ``(252, 32)`` bool: the canonical holds that are legal rerolls (not holding all five).
+CANONICAL_REROLL = CANONICAL_HOLD.copy()
+CANONICAL_REROLL[:, ALL_HELD] = False
+CANONICAL_REROLL.setflags(write=False)
 
 
-def reroll(rng: np.random.Generator, dice: np.ndarray, holds: np.ndarray) -> np.ndarray:
-    """Reroll the dice not held and return the new sorted dice.
+def reroll(rng: np.random.Generator, dice: np.ndarray, holds) -> tuple[np.ndarray, np.ndarray]:
+    """Reroll the dice not held; return the new sorted dice and their roll indices.
 
     ``dice`` is ``(N, 5)`` (or ``(5,)``), ``holds`` the hold bitmasks ``(N,)`` (or a scalar);
-    pass ``holds = 0`` for a fresh throw. Exactly ``5 * N`` faces are drawn from ``rng`` whatever
-    is held, so scalar and batched games with the same generator see the same dice.
+    pass ``holds = 0`` for a fresh throw.  Exactly 5 faces are drawn from ``rng`` per game,
+    whatever is held, so scalar and batched games with the same generator see the same dice.
     """
     dice = np.asarray(dice)
     fresh = rng.integers(1, N_FACES + 1, size=dice.shape, dtype=np.int8)
-    held = (np.asarray(holds, dtype=np.int64)[..., None] & _BIT_OF_POSITION) != 0
-    return np.sort(np.where(held, dice, fresh), axis=-1).astype(np.int8)
+    mixed = np.where(HOLD_POSITIONS[holds], dice, fresh)
+    roll = ROLL_INDEX_BY_CODE[dice_code(mixed)].astype(np.int64)
+    return ROLLS[roll], roll

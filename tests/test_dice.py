@@ -57,11 +57,12 @@ def test_canonical_holds_one_per_distinct_keep():
 def test_reroll_keeps_held_dice_and_draws_five_per_game():
     rng = np.random.default_rng(0)
     dice = np.array([[1, 2, 3, 4, 5], [6, 6, 6, 6, 6]], dtype=np.int8)
-    out = D.reroll(rng, dice, np.array([0b00011, 0b11110]))
+    out, roll = D.reroll(rng, dice, np.array([0b00011, 0b11110]))
     assert {1, 2} <= set(out[0].tolist())
     assert (out[1] == 6).sum() >= 4
-    a = D.reroll(np.random.default_rng(5), dice[:1], np.array([0]))
-    b = D.reroll(np.random.default_rng(5), dice[0], 0)
+    assert (np.diff(out, axis=1) >= 0).all() and (D.ROLLS[roll] == out).all()
+    a, _ = D.reroll(np.random.default_rng(5), dice[:1], np.array([0]))
+    b, _ = D.reroll(np.random.default_rng(5), dice[0], 0)
     assert (a[0] == b).all()
 
 

@@ -196,7 +196,8 @@ class ScorecardEnv(gym.Env):
             a = -1
         if not (0 <= a < self.action_space.n and self._mask[a]):
             return self._illegal(action, a)
-        rewards, *_ = G.apply_actions(self.rules, self._state, np.array([a]), self.np_random)
+        rewards, *_ = G.apply_actions(self.rules, self._state, np.array([a]), self.np_random,
+                                      options=(self._box_legal, self._box_points, self._bonus))
         self._refresh()
         terminated = bool(self._state.finished()[0])
         truncated = not terminated and self._steps >= self.max_steps

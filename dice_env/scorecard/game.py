@@ -98,15 +98,16 @@ class ScorecardState:
         return filled + self.upper_bonus(rules) + self.five_bonus
 
 
-def roll_dice(state: ScorecardState, fresh_rows: np.ndarray, holds: np.ndarray,
+def roll_dice(state: ScorecardState, rows: np.ndarray, holds: np.ndarray,
               rng: np.random.Generator) -> None:
-    """Reroll ``state`` in place: rows in ``fresh_rows`` (bool) by ``holds``; others unchanged.
+    """Reroll, in place, the games in ``rows`` (bool ``(N,)``) keeping their ``holds``.
 
-    Draws ``5 * N`` faces from ``rng`` whatever the rows (see :func:`dice_env.dice.reroll`).
+    Draws 5 faces from ``rng`` per rerolled game (see :func:`dice_env.dice.reroll`).
     """
-    new = D.reroll(rng, state.dice, holds)
-    state.dice = np.where(fresh_rows[:, None], new, state.dice)
-    state.roll = np.where(fresh_rows, D.ROLL_INDEX_BY_CODE[D.dice_code(state.dice)], state.roll)
+    idx = np.flatnonzero(rows)
+    if len(idx) == 0:
+        return
+    state.dice[idx], state.roll[idx] = D.reroll(rng, state.dice[idx], holds[idx])
 
 
 def start_games(rules: Rules, state: ScorecardState, rows: np.ndarray,
@@ -129,23 +130,27 @@ def action_mask(rules: Rules, state: ScorecardState, canonical_holds: bool = Tru
     """``(N, 32 + n_boxes)`` bool: the legal actions of every game (all False once finished)."""
     if box_legal is None:
         box_legal = box_options(rules, state)[0]
-    can_roll = (state.rolls_left > 0) & ~state.finished()
+    mask = np.empty((state.n, N_HOLD_ACTIONS + rules.n_boxes), dtype=bool)
+    can_roll = (state.rolls_left > 0) & box_legal.any(axis=1)
     if canonical_holds:
-        holds = D.CANONICAL_HOLD[state.roll].copy()
+        np.logical_and(D.CANONICAL_REROLL[state.roll], can_roll[:, None],
+                       out=mask[:, :N_HOLD_ACTIONS])
     else:
-        holds = np.ones((state.n, N_HOLD_ACTIONS), dtype=bool)
-    holds[:, D.ALL_HELD] = False
-    holds &= can_roll[:, None]
-    return np.concatenate([holds, box_legal], axis=1)
+        mask[:, :N_HOLD_ACTIONS] = can_roll[:, None]
+        mask[:, D.ALL_HELD] = False
+    mask[:, N_HOLD_ACTIONS:] = box_legal
+    return mask
 
 
 def apply_actions(rules: Rules, state: ScorecardState, actions: np.ndarray,
-                  rng: np.random.Generator, active: np.ndarray | None = None):
+                  rng: np.random.Generator, active: np.ndarray | None = None,
+                  options: tuple | None = None):
     """Advance every game by one (legal) action, in place.
 
     Rows where ``active`` is False are left alone (finished games).  Legality is the caller's
-    job (see :func:`action_mask`).  Returns ``(rewards, box_points, five_bonus, upper_bonus)``,
-    each ``(N,)``: the reward is everything the action earned.
+    job (see :func:`action_mask`).  ``options`` may pass :func:`box_options` of the current
+    state when the caller has it already.  Returns ``(rewards, box_points, five_bonus,
+    upper_bonus)``, each ``(N,)``: the reward is everything the action earned.
     """
     n = state.n
     actions = np.asarray(actions, dtype=np.int64)
@@ -161,9 +166,12 @@ def apply_actions(rules: Rules, state: ScorecardState, actions: np.ndarray,
     if scoring.any():
         rows = np.flatnonzero(scoring)
         box = actions[rows] - N_HOLD_ACTIONS
-        _, points, five_bonus = box_outcomes(
-            rules, state.roll[rows], state.open_boxes()[rows], state.five_state(rules)[rows]
-        )
+        if options is None:
+            _, points, five_bonus = box_outcomes(
+                rules, state.roll[rows], state.open_boxes()[rows], state.five_state(rules)[rows]
+            )
+        else:
+            points, five_bonus = options[1][rows], options[2][rows]
         pts = points[np.arange(len(rows)), box]
         upper_pts = np.where(rules.tables.is_upper[box], pts, 0)
         ub = upper_bonus_earned(rules, state.upper_total[rows], upper_pts)
@@ -174,8 +182,8 @@ def apply_actions(rules: Rules, state: ScorecardState, actions: np.ndarray,
         rewards[rows] = pts + five_bonus + ub
         state.rolls_left[rows] = rules.rolls_per_turn - 1
 
-    # One draw of 5 faces per game per step: rerolls use it with their holds, games that just
-    # scored (and go on) throw all five for the next turn.
+    # Rerolls keep their holds; games that just scored (and go on) throw all five for the
+    # next turn.
     next_turn = scoring & ~state.finished()
     holds = np.where(rerolling, actions, 0)
     roll_dice(state, rerolling | next_turn, holds, rng)

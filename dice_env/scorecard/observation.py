@@ -50,23 +50,34 @@ def observation_size(rules: Rules) -> int:
     return observation_slices(rules)["turn"].stop
 
 
+#: ``(252, 11)`` the dice and face-count entries of every sorted roll.
+_ROLL_FEATURES = np.concatenate([(D.ROLLS - 1) / 5.0, D.ROLL_COUNTS / 5.0],
+                                axis=1).astype(np.float32)
+_EYE3 = np.eye(3, dtype=np.float32)
+
+
 def encode_observation(rules: Rules, dice: np.ndarray, roll: np.ndarray, rolls_left: np.ndarray,
                        open_boxes: np.ndarray, box_points: np.ndarray, upper_total: np.ndarray,
                        five_state: np.ndarray) -> np.ndarray:
-    """``(N, observation_size)`` float32 observations of ``N`` games (see the module doc)."""
+    """``(N, observation_size)`` float32 observations of ``N`` games (see the module doc).
+
+    ``dice`` must be the sorted dice of ``roll``; the dice entries are read from a per-roll
+    table, so only ``roll`` is used for them.
+    """
     s = observation_slices(rules)
     n = len(roll)
-    obs = np.zeros((n, observation_size(rules)), dtype=np.float32)
-    obs[:, s["dice"]] = (dice - 1) / 5.0
-    obs[:, s["face_counts"]] = D.ROLL_COUNTS[roll] / 5.0
-    obs[np.arange(n), s["rolls_left"].start + np.clip(rolls_left, 0, rules.rolls_per_turn - 1)] = 1
+    obs = np.empty((n, observation_size(rules)), dtype=np.float32)
+    obs[:, :s["face_counts"].stop] = _ROLL_FEATURES[roll]
+    r = rules.rolls_per_turn
+    obs[:, s["rolls_left"]] = np.eye(r, dtype=np.float32)[np.clip(rolls_left, 0, r - 1)]
     obs[:, s["open"]] = open_boxes
-    obs[:, s["box_points"]] = np.minimum(box_points, 50) / 50.0
+    np.multiply(np.minimum(box_points, 50), 1 / 50.0, out=obs[:, s["box_points"]],
+                casting="unsafe")
     obs[:, s["upper_progress"].start] = (
         np.minimum(upper_total, rules.upper_bonus_threshold) / rules.upper_bonus_threshold
     )
-    obs[np.arange(n), s["five_state"].start + five_state] = 1
-    obs[:, s["turn"].start] = (~open_boxes).sum(axis=1) / rules.n_boxes
+    obs[:, s["five_state"]] = _EYE3[five_state]
+    obs[:, s["turn"].start] = (rules.n_boxes - open_boxes.sum(axis=1)) / rules.n_boxes
     return obs
 
 

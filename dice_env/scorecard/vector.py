@@ -20,7 +20,7 @@ from dice_env.scorecard import game as G
 from dice_env.scorecard.env import describe_action
 from dice_env.scorecard.observation import encode_observation, observation_size
 from dice_env.scorecard.render import render_scorecard
-from dice_env.scorecard.rules import Rules, get_rules
+from dice_env.scorecard.rules import Rules, box_outcomes, get_rules
 from dice_env.scorecard.state import state_from_dict, state_to_dict
 
 AUTORESET_MODES = {m.value: m for m in (AutoresetMode.SAME_STEP, AutoresetMode.NEXT_STEP)}
@@ -89,35 +89,77 @@ class ScorecardVectorEnv(VectorEnv):
         self._steps = np.zeros(self.num_envs, dtype=np.int64)
         self._needs_reset = np.ones(self.num_envs, dtype=bool)  # NEXT_STEP bookkeeping
         self._all = np.ones(self.num_envs, dtype=bool)
+        self._all.setflags(write=False)
         self._refresh()
 
     # -- internals ---------------------------------------------------------------------
+    def _options_of(self, state: G.ScorecardState):
+        """Open boxes, five-of-a-kind state, box outcomes and action mask of a batch."""
+        open_boxes = state.open_boxes()
+        five = state.five_state(self.rules)
+        legal, points, bonus = box_outcomes(self.rules, state.roll, open_boxes, five)
+        mask = G.action_mask(self.rules, state, self.canonical_holds, legal)
+        return open_boxes, five, (legal, points, bonus), mask
+
     def _refresh(self) -> None:
-        legal, points, _ = G.box_options(self.rules, self._state)
-        self._box_legal, self._box_points = legal, points
-        self._mask = G.action_mask(self.rules, self._state, self.canonical_holds, legal)
+        self._open, self._five, self._outcomes, self._mask = self._options_of(self._state)
+
+    def _encode(self, state, open_boxes, five, outcomes) -> np.ndarray:
+        return encode_observation(self.rules, state.dice, state.roll, state.rolls_left,
+                                  open_boxes, outcomes[1], state.upper_total, five)
 
     def _observations(self) -> np.ndarray:
-        s = self._state
-        return encode_observation(self.rules, s.dice, s.roll, s.rolls_left, s.open_boxes(),
-                                  self._box_points, s.upper_total, s.five_state(self.rules))
+        return self._encode(self._state, self._open, self._five, self._outcomes)
+
+    @staticmethod
+    def _must_scratch(outcomes) -> np.ndarray:
+        legal, points, _ = outcomes
+        return legal.any(axis=1) & ~(points > 0).any(axis=1)
 
     def _infos(self) -> dict:
-        legal_pts = np.where(self._box_legal, self._box_points, 0)
-        must_scratch = self._box_legal.any(axis=1) & (legal_pts.max(axis=1) <= 0)
-        return {"action_mask": self._mask.astype(np.int8), "_action_mask": self._all.copy(),
-                "must_scratch": must_scratch, "_must_scratch": self._all.copy()}
+        return {"action_mask": self._mask.view(np.int8), "_action_mask": self._all,
+                "must_scratch": self._must_scratch(self._outcomes), "_must_scratch": self._all}
 
-    def _score_breakdown(self, rows: np.ndarray) -> dict:
-        s, r = self._state, self.rules
-        filled = np.where(s.scores == G.OPEN, 0, s.scores)
+    def _score_breakdown(self, state: G.ScorecardState) -> dict:
+        r = self.rules
+        filled = np.where(state.scores == G.OPEN, 0, state.scores)
         return {
-            "upper": filled[:, r.tables.is_upper].sum(axis=1)[rows],
-            "upper_bonus": s.upper_bonus(r)[rows],
-            "lower": filled[:, r.tables.is_lower].sum(axis=1)[rows],
-            "penta_bonus": s.five_bonus[rows],
-            "total": s.total(r)[rows],
+            "upper": filled[:, r.tables.is_upper].sum(axis=1),
+            "upper_bonus": state.upper_bonus(r),
+            "lower": filled[:, r.tables.is_lower].sum(axis=1),
+            "penta_bonus": state.five_bonus,
+            "total": state.total(r),
         }
+
+    def _scatter(self, rows: np.ndarray, values: np.ndarray) -> np.ndarray:
+        """A ``(N, ...)`` array holding ``values`` at ``rows`` (bool) and zeros elsewhere."""
+        out = np.zeros((self.num_envs, *values.shape[1:]), dtype=values.dtype)
+        out[rows] = values
+        return out
+
+    def _final_infos(self, done: np.ndarray, terminated: np.ndarray, illegal: np.ndarray):
+        """``final_obs`` and ``final_info`` of the games that just ended (SAME_STEP)."""
+        ended = self._state.take(done)
+        open_boxes, five, outcomes, mask = self._options_of(ended)
+        obs = self._encode(ended, open_boxes, five, outcomes)
+        final_obs = np.full(self.num_envs, None, dtype=object)
+        for j, i in enumerate(np.flatnonzero(done)):
+            final_obs[i] = obs[j]
+        final_info = {
+            "action_mask": self._scatter(done, mask.view(np.int8)), "_action_mask": done,
+            "must_scratch": self._scatter(done, self._must_scratch(outcomes)),
+            "_must_scratch": done,
+        }
+        if terminated.any():
+            ended_term = terminated[done]
+            score = {k: self._scatter(terminated, v[ended_term])
+                     for k, v in self._score_breakdown(ended).items()}
+            score.update({f"_{k}": terminated for k in list(score)})
+            final_info["score"], final_info["_score"] = score, terminated
+        if illegal.any():
+            final_info["illegal_action"], final_info["_illegal_action"] = illegal & done, done
+        return {"final_obs": final_obs, "_final_obs": done,
+                "final_info": final_info, "_final_info": done}
 
     def _reset_rows(self, rows: np.ndarray) -> None:
         G.start_games(self.rules, self._state, rows, self.np_random)
@@ -162,7 +204,7 @@ class ScorecardVectorEnv(VectorEnv):
         n_actions = self.single_action_space.n
         in_range = (actions >= 0) & (actions < n_actions)
         legal = in_range & self._mask[np.arange(self.num_envs), np.clip(actions, 0, n_actions - 1)]
-        resetting = self._needs_reset.copy()  # NEXT_STEP: these rows only reset
+        resetting = self._needs_reset  # NEXT_STEP: these rows only reset
         illegal = ~legal & ~resetting
         if illegal.any() and self.illegal_action == "raise":
             i = int(np.flatnonzero(illegal)[0])
@@ -171,7 +213,8 @@ class ScorecardVectorEnv(VectorEnv):
             raise IllegalActionError(f"sub-env {i}: illegal action {what}; legal actions: {ok}")
 
         moving = legal & ~resetting
-        rewards, *_ = G.apply_actions(self.rules, self._state, actions, self.np_random, moving)
+        rewards, *_ = G.apply_actions(self.rules, self._state, actions, self.np_random, moving,
+                                      self._outcomes)
         rewards = rewards.astype(np.float64)
         rewards[illegal] = self.illegal_penalty
         self._steps += ~resetting
@@ -181,53 +224,34 @@ class ScorecardVectorEnv(VectorEnv):
         truncated = ~terminated & ~resetting & (self._steps >= self.max_steps)
         done = terminated | truncated
 
-        infos_extra = {}
+        extra = {}
         if resetting.any():
             self._reset_rows(resetting)
-        if self.autoreset_mode == AutoresetMode.SAME_STEP and done.any():
-            self._refresh()
-            final_obs = np.full(self.num_envs, None, dtype=object)
-            obs_done = self._observations()[done]
-            for j, i in enumerate(np.flatnonzero(done)):
-                final_obs[i] = obs_done[j]
-            final_info = self._infos()
-            final_info["_action_mask"] = done.copy()
-            final_info["_must_scratch"] = done.copy()
-            if terminated.any():
-                breakdown = self._score_breakdown(self._all)
-                final_info["score"] = {k: np.where(terminated, v, 0)
-                                       for k, v in breakdown.items()}
-                final_info["score"].update({f"_{k}": terminated.copy() for k in breakdown})
-                final_info["_score"] = terminated.copy()
-            if illegal.any():
-                final_info["illegal_action"] = illegal & done
-                final_info["_illegal_action"] = done.copy()
-            infos_extra = {"final_obs": final_obs, "_final_obs": done.copy(),
-                           "final_info": final_info, "_final_info": done.copy()}
-            self._reset_rows(done)
-        elif self.autoreset_mode == AutoresetMode.NEXT_STEP:
+        if self.autoreset_mode == AutoresetMode.SAME_STEP:
+            if done.any():
+                extra = self._final_infos(done, terminated, illegal)
+                self._reset_rows(done)
+        else:
             self._needs_reset = done.copy()
             if terminated.any():
-                breakdown = self._score_breakdown(self._all)
-                infos_extra["score"] = {k: np.where(terminated, v, 0)
-                                        for k, v in breakdown.items()}
-                infos_extra["score"].update({f"_{k}": terminated.copy() for k in breakdown})
-                infos_extra["_score"] = terminated.copy()
+                score = {k: np.where(terminated, v, 0)
+                         for k, v in self._score_breakdown(self._state).items()}
+                score.update({f"_{k}": terminated for k in list(score)})
+                extra = {"score": score, "_score": terminated}
         self._refresh()
         if self.autoreset_mode == AutoresetMode.NEXT_STEP and done.any():
             self._mask[done] = False
-            self._mask[done, G.N_HOLD_ACTIONS:] = False
-            self._mask[done, 0] = True  # any action resets; keep the mask non-empty
+            self._mask[done, 0] = True  # any action resets the game; keep the mask non-empty
         infos = self._infos()
         if illegal.any():
-            infos["illegal_action"] = illegal
-            infos["_illegal_action"] = self._all.copy()
-        infos.update(infos_extra)
+            infos["illegal_action"], infos["_illegal_action"] = illegal, self._all
+        infos.update(extra)
         return self._observations(), rewards, terminated, truncated, infos
 
     def render(self) -> str | None:
         """The scorecard of sub-env 0 (``render_mode="ansi"``)."""
         if self.render_mode != "ansi":
             return None
-        return render_scorecard(self.rules, self._state, self._box_points, self._box_legal,
+        legal, points, _ = self._outcomes
+        return render_scorecard(self.rules, self._state, points, legal,
                                 self.rules.five_kind_bonus)
