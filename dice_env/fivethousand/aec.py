@@ -1,0 +1,267 @@
+"""The PettingZoo AEC environment of 5000, for self-play and human-vs-bot play.
+
+Use it through :mod:`dice_env.multi.five_thousand_v0`::
+
+    from dice_env.multi import five_thousand_v0
+    env = five_thousand_v0.env(num_players=3)
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from dice_env.errors import IllegalActionError, check_illegal_action_mode
+from dice_env.fivethousand import game as G
+from dice_env.fivethousand import rules as R
+from dice_env.fivethousand.base import RESET_OPTIONS, make_rules, to_action
+from dice_env.fivethousand.env import MAX_PLAYERS, MIN_PLAYERS
+from dice_env.fivethousand.observation import encode_observation, observation_size
+from dice_env.fivethousand.render import render_game
+from dice_env.fivethousand.rules import FiveThousandRules
+from dice_env.fivethousand.state import state_from_dict, state_to_dict
+
+
+class FiveThousandAECEnv(AECEnv):
+    """5000 (RULES.md section 3) for ``num_players`` agents, ``player_0`` .. ``player_{P-1}``.
+
+    ## Description
+    The game of :class:`~dice_env.fivethousand.env.FiveThousandEnv`, every seat an agent.
+    ``player_i`` sits at seat ``i``; ``player_0`` opens.  The same agent acts several times in
+    a row during its turn (each roll is a decision); busts are not decisions, so after a bust
+    or a bank ``agent_selection`` moves to the next player who has a roll to decide on.
+
+    ## Action Space
+    ``Discrete(2)`` (0 roll on, 1 bank), or ``Discrete(64)`` with ``choose_scoring_dice``
+    (``2 * m + b``), exactly as in ``FiveThousand-v0``.
+
+    ## Observation Space
+    ``Dict(observation=Box(0, 1, (3P + 14,), float32), action_mask=Box(0, 1, (n_actions,),
+    int8))``.  ``observation`` is the vector of :mod:`dice_env.fivethousand.observation` from
+    the observing agent's seat (its ``to_move`` one-hot says whose decision it is);
+    ``action_mask`` is the legal actions for the agent to move and all zeros for the others.
+
+    ## Rewards
+    At the end of the game the winner gets ``+1`` and every other player ``-1`` -- including
+    when the winning move is someone else's (an overshoot gifted onto the target): rewards are
+    attributed to the agents they concern, not to the acting agent.  0 otherwise.  An illegal
+    action earns ``illegal_penalty`` for the acting agent (0 for the others).
+
+    ## Starting State
+    All scores 0, ``player_0`` has thrown five dice (opening busts pass the turn on).  Or
+    ``reset(options={"state": d})`` with :meth:`get_state`'s dict (``agent_seat`` is
+    ignored here).  Unknown reset options only warn: PettingZoo's ``api_test`` resets with
+    ``options={"options": 1}``.
+
+    ## Episode End
+    Every agent terminates when a player reaches the target exactly (or, under
+    ``"terminate"``, on an illegal action).  Every agent is truncated once each player has
+    completed ``max_turns`` turns (default ``None``: no cap).
+
+    ## Info
+    ``infos[agent]["events"]``: what happened since that agent's previous decision (see
+    :func:`dice_env.fivethousand.game.step_events`), ``infos[agent]["illegal_action"]`` after
+    its illegal action.
+
+    ## Arguments
+    * ``num_players``: 2 to 8 (default 2).
+    * ``rules`` or the knobs ``target``, ``entry``, ``choose_scoring_dice``.
+    * ``render_mode``: ``None``, ``"ansi"`` or ``"human"`` (prints after every step).
+    * ``illegal_action``: ``"terminate"`` (default, PettingZoo's classic convention: the game
+      ends, the offender gets ``illegal_penalty``, the others 0), ``"penalize"`` (state
+      untouched, the offender gets ``illegal_penalty`` and acts again) or ``"raise"``
+      (:class:`~dice_env.errors.IllegalActionError`, state untouched).
+    * ``illegal_penalty``: -1.0.
+    * ``max_turns``: see Episode End.
+
+    ## Version History
+    * v0: initial version.
+    """
+
+    metadata = {"name": "five_thousand_v0", "render_modes": ["ansi", "human"],
+                "is_parallelizable": False, "render_fps": 4}
+
+    def __init__(self, num_players: int = 2, rules: FiveThousandRules | dict | None = None,
+                 target: int | None = None, entry: int | None = None,
+                 choose_scoring_dice: bool | None = None, render_mode: str | None = None,
+                 illegal_action: str = "terminate", illegal_penalty: float = -1.0,
+                 max_turns: int | None = None) -> None:
+        super().__init__()
+        if (not isinstance(num_players, (int, np.integer))
+                or not MIN_PLAYERS <= num_players <= MAX_PLAYERS):
+            raise ValueError(f"num_players must be {MIN_PLAYERS} to {MAX_PLAYERS}, got "
+                             f"{num_players!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or "
+                             f"None, got {render_mode!r}")
+        if max_turns is not None and (not isinstance(max_turns, (int, np.integer))
+                                      or max_turns < 1):
+            raise ValueError(f"max_turns must be a positive integer or None, got {max_turns!r}")
+        self.rules = make_rules(rules, target=target, entry=entry,
+                                choose_scoring_dice=choose_scoring_dice)
+        self.render_mode = render_mode
+        self.illegal_action = check_illegal_action_mode(illegal_action)
+        self.illegal_penalty = float(illegal_penalty)
+        self.max_turns = None if max_turns is None else int(max_turns)
+        self.num_players = int(num_players)
+        self.possible_agents = [f"player_{i}" for i in range(self.num_players)]
+        self._seat = {a: i for i, a in enumerate(self.possible_agents)}
+        n_obs = observation_size(self.num_players)
+        self.observation_spaces = {
+            a: spaces.Dict({
+                "observation": spaces.Box(0.0, 1.0, (n_obs,), dtype=np.float32),
+                "action_mask": spaces.Box(0, 1, (self.rules.n_actions,), dtype=np.int8),
+            }) for a in self.possible_agents
+        }
+        self.action_spaces = {a: spaces.Discrete(self.rules.n_actions)
+                              for a in self.possible_agents}
+        self.np_random: np.random.Generator | None = None
+        self._state = G.FiveThousandState.empty(1, self.num_players)
+        self._mask = np.zeros(self.rules.n_actions, dtype=bool)
+        self._last_events: list[dict] = []
+
+    # -- spaces ----------------------------------------------------------------------------
+    def observation_space(self, agent: str) -> gymnasium.spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> gymnasium.spaces.Space:
+        return self.action_spaces[agent]
+
+    # -- API -------------------------------------------------------------------------------
+    def observe(self, agent: str) -> dict:
+        seat = self._seat[agent]
+        obs = encode_observation(self.rules, self._state, seat, self.max_turns)[0]
+        mask = np.zeros(self.rules.n_actions, dtype=np.int8)
+        if agent == self.agent_selection:
+            mask[:] = self._mask
+        return {"observation": obs, "action_mask": mask}
+
+    def action_masks(self) -> np.ndarray:
+        """Bool mask of the legal actions of the agent to move."""
+        return self._mask.copy()
+
+    def get_state(self) -> dict:
+        """The game as a JSON-serialisable dict (see :mod:`dice_env.fivethousand.state`)."""
+        return state_to_dict(self.rules, self._state, 0)
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        if seed is not None or self.np_random is None:
+            self.np_random, _ = gymnasium.utils.seeding.np_random(seed)
+        options = options or {}
+        unknown = sorted(set(options) - set(RESET_OPTIONS))
+        if unknown:
+            warnings.warn(f"ignoring unknown reset options {unknown}; known: "
+                          f"{list(RESET_OPTIONS)}", stacklevel=2)
+        events: list[dict] = []
+        if options.get("state") is not None:
+            self._state, _ = state_from_dict(self.rules, options["state"], self.num_players)
+        else:
+            self._state = G.FiveThousandState.empty(1, self.num_players)
+            opening = G.start_games(self.rules, self._state, np.ones(1, dtype=bool),
+                                    self.np_random)
+            events = [{"type": "bust", "player": i % self.num_players, "lost": 0,
+                       "dice": None, "opening": True} for i in range(int(opening[0]))]
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self._pending_events = {a: [dict(e) for e in events] for a in self.agents}
+        self.infos = {a: {"events": [dict(e) for e in events]} for a in self.agents}
+        self._last_events = events
+        self.agent_selection = self.possible_agents[int(self._state.current[0])]
+        self._mask = G.action_mask(self.rules, self._state)[0]
+        if self.render_mode == "human":
+            self.render()
+
+    def step(self, action: Any) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        a = to_action(action, self.rules.n_actions)
+        legal = a >= 0 and bool(self._mask[a])
+        if not legal and self.illegal_action == "raise":
+            self._illegal(agent, action, a)  # raises, leaving everything untouched
+        self._cumulative_rewards[agent] = 0.0
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        if not legal:
+            self._illegal(agent, action, a)
+            return
+        record = G.step_games(self.rules, self._state, np.array([a]), self.np_random)
+        events = G.step_events(record, 0)
+        self._last_events = events
+        for other in self.agents:
+            self._pending_events[other].extend(dict(e) for e in events)
+        self._pending_events[agent] = [dict(e) for e in events]
+        winner = int(self._state.winner[0])
+        if winner >= 0:
+            for other in self.agents:
+                self.rewards[other] = 1.0 if self._seat[other] == winner else -1.0
+                self.terminations[other] = True
+        elif self.max_turns is not None and self._state.turns[0].min() >= self.max_turns:
+            for other in self.agents:
+                self.truncations[other] = True
+        self.infos = {o: {"events": list(self._pending_events[o])} for o in self.agents}
+        if winner < 0:
+            self.agent_selection = self.possible_agents[int(self._state.current[0])]
+        self._mask = G.action_mask(self.rules, self._state)[0]
+        if self.truncations[agent]:
+            self._mask[:] = False
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def _illegal(self, agent: str, action: Any, a: int) -> None:
+        legal = np.flatnonzero(self._mask).tolist()
+        n = int(R.ROLL_SIZE[self._state.roll[0]])
+        dice = self._state.dice[0, :n].tolist()
+        what = (R.describe_action(self.rules, a, dice) if a >= 0
+                else f"{action!r} (not an action of Discrete({self.rules.n_actions}))")
+        why = G.illegal_reason(self.rules, self._state, a) if a >= 0 else ""
+        if why:
+            what += f" ({why})"
+        if self.illegal_action == "raise":
+            names = ", ".join(R.describe_action(self.rules, x, dice) for x in legal)
+            raise IllegalActionError(f"illegal action {what} by {agent}; legal actions: "
+                                     f"{legal} ({names})")
+        self.rewards[agent] = self.illegal_penalty
+        self.infos[agent] = dict(self.infos[agent], illegal_action=True)
+        if self.illegal_action == "terminate":
+            for other in self.agents:
+                self.terminations[other] = True
+            self._mask = np.zeros_like(self._mask)
+        self._accumulate_rewards()
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode")
+            return None
+        text = render_game(self.rules, self._state, 0, self.possible_agents, self._last_events)
+        if self.render_mode == "human":
+            print(text, end="")
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
+
+
+def raw_env(**kwargs: Any) -> FiveThousandAECEnv:
+    """The unwrapped AEC env."""
+    return FiveThousandAECEnv(**kwargs)
+
+
+def env(**kwargs: Any) -> AECEnv:
+    """The AEC env wrapped in PettingZoo's ``OrderEnforcingWrapper``.
+
+    Illegal actions are handled by the env itself (``illegal_action``), so PettingZoo's
+    ``TerminateIllegalWrapper`` / ``AssertOutOfBoundsWrapper`` are not added.
+    """
+    return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))

@@ -1,0 +1,230 @@
+"""What the two single-agent 5000 envs share: state, masks, observations, state dicts,
+illegal actions and rendering.  :class:`~dice_env.fivethousand.env.FiveThousandEnv` adds the
+opponents, :class:`~dice_env.fivethousand.solo.FiveThousandSoloEnv` the per-turn cost."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from dice_env.errors import IllegalActionError, check_illegal_action_mode
+from dice_env.fivethousand import game as G
+from dice_env.fivethousand import rules as R
+from dice_env.fivethousand.observation import encode_observation, observation_size
+from dice_env.fivethousand.render import render_game
+from dice_env.fivethousand.rules import FiveThousandRules
+from dice_env.fivethousand.state import state_from_dict, state_to_dict
+
+RESET_OPTIONS = ("state",)
+
+
+def make_rules(rules: FiveThousandRules | dict | None, **knobs: Any) -> FiveThousandRules:
+    """Rules from a ``FiveThousandRules``, a dict of knobs or keywords (not both)."""
+    knobs = {k: v for k, v in knobs.items() if v is not None}
+    if isinstance(rules, FiveThousandRules):
+        if knobs:
+            raise ValueError(f"pass either rules= or the knobs {sorted(knobs)}, not both")
+        return rules
+    if rules is not None and not isinstance(rules, dict):
+        raise ValueError(f"rules must be a FiveThousandRules or a dict of knobs, got {rules!r}")
+    return FiveThousandRules.from_knobs(rules, **knobs)
+
+
+def to_action(action: Any, n_actions: int) -> int:
+    """``action`` as an int in ``[0, n_actions)``, or -1 if it is not one."""
+    try:
+        arr = np.asarray(action)
+        if arr.size != 1 or not (np.issubdtype(arr.dtype, np.integer)
+                                 or (np.issubdtype(arr.dtype, np.floating)
+                                     and float(arr) == int(arr))):
+            return -1
+        a = int(arr.reshape(()))
+    except (TypeError, ValueError):
+        return -1
+    return a if 0 <= a < n_actions else -1
+
+
+class FiveThousandBaseEnv(gym.Env):
+    """Shared machinery of the single-agent 5000 envs (not registered itself)."""
+
+    metadata = {"render_modes": ["ansi", "human"], "render_fps": 4}
+
+    def __init__(self, num_players: int, rules: FiveThousandRules | dict | None = None,
+                 target: int | None = None, entry: int | None = None,
+                 choose_scoring_dice: bool | None = None, render_mode: str | None = None,
+                 illegal_action: str = "penalize", illegal_penalty: float = -1.0,
+                 max_turns: int | None = None, max_steps: int | None = None) -> None:
+        self.rules = make_rules(rules, target=target, entry=entry,
+                                choose_scoring_dice=choose_scoring_dice)
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            # A warning, not an error: stable-baselines3's make_vec_env asks every env for
+            # render_mode="rgb_array" and only falls back on a TypeError.
+            gym.logger.warn(f"render_mode {render_mode!r} is not supported (choose from "
+                            f"{self.metadata['render_modes']}); render() will return None")
+        self.render_mode = render_mode
+        self.illegal_action = check_illegal_action_mode(illegal_action)
+        self.illegal_penalty = float(illegal_penalty)
+        if max_turns is not None and (not isinstance(max_turns, (int, np.integer))
+                                      or max_turns < 1):
+            raise ValueError(f"max_turns must be a positive integer or None, got {max_turns!r}")
+        self.max_turns = None if max_turns is None else int(max_turns)
+        if max_steps is not None and (not isinstance(max_steps, (int, np.integer))
+                                      or max_steps < 1):
+            raise ValueError(f"max_steps must be a positive integer or None, got {max_steps!r}")
+        self.max_steps = None if max_steps is None else int(max_steps)
+        self._steps = 0
+        self.num_players = int(num_players)
+        self.action_space = spaces.Discrete(self.rules.n_actions)
+        self.observation_space = spaces.Box(0.0, 1.0, (observation_size(self.num_players),),
+                                            dtype=np.float32)
+        self.agent_seat = 0
+        self._state = G.FiveThousandState.empty(1, self.num_players)
+        self._mask = np.zeros(self.rules.n_actions, dtype=bool)
+        self._events: list[dict] = []
+        self._carried_turns = 0
+        self._done = True
+
+    # -- hooks for the subclasses --------------------------------------------------------
+    def _new_game(self) -> None:
+        """Deal a new game into ``self._state`` (and choose ``self.agent_seat``)."""
+        raise NotImplementedError
+
+    def _reseed_players(self) -> None:
+        """Reseed the opponents from the env's generator (at every reset)."""
+
+    def _after_agent(self, events: list[dict]) -> None:
+        """Play whatever happens between two decisions of the agent (the opponents)."""
+
+    def _reward(self, turns_before: int) -> float:
+        """The reward of the step that just happened."""
+        raise NotImplementedError
+
+    def _player_names(self) -> list[str]:
+        return [f"player {i}" + (" (you)" if i == self.agent_seat else "")
+                for i in range(self.num_players)]
+
+    # -- internals -----------------------------------------------------------------------
+    def _refresh(self) -> None:
+        self._mask = G.action_mask(self.rules, self._state)[0]
+
+    def _observation(self) -> np.ndarray:
+        return encode_observation(self.rules, self._state, self.agent_seat, self.max_turns)[0]
+
+    def _agent_turns(self) -> int:
+        return int(self._state.turns[0, self.agent_seat])
+
+    def _info(self, events: list[dict]) -> dict:
+        s = self._state
+        info = {
+            "action_mask": self._mask.astype(np.int8),
+            "events": [dict(e) for e in events],
+            "scores": [int(x) for x in s.scores[0]],
+            "agent_seat": int(self.agent_seat),
+            "turns": self._agent_turns(),
+        }
+        if s.finished()[0]:
+            info["winner"] = int(s.winner[0])
+        return info
+
+    # -- public API ----------------------------------------------------------------------
+    def action_masks(self) -> np.ndarray:
+        """Bool mask of the legal actions (sb3-contrib's MaskablePPO calls this)."""
+        return self._mask.copy()
+
+    def legal_actions(self) -> list[int]:
+        """The legal actions, as a list of ints."""
+        return np.flatnonzero(self._mask).tolist()
+
+    def describe_action(self, action: int) -> str:
+        """A short description of an action in the current state, e.g. ``1 (bank)``."""
+        n = int(R.ROLL_SIZE[self._state.roll[0]])
+        return R.describe_action(self.rules, action, self._state.dice[0, :n].tolist())
+
+    def get_state(self) -> dict:
+        """The game as a JSON-serialisable dict (see :mod:`dice_env.fivethousand.state`)."""
+        return state_to_dict(self.rules, self._state, 0, agent_seat=self.agent_seat)
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        options = options or {}
+        if not isinstance(options, dict):
+            raise ValueError(f"options must be a dict, got {type(options).__name__}")
+        unknown = sorted(set(options) - set(RESET_OPTIONS))
+        if unknown:
+            raise ValueError(f"unknown reset options {unknown}; known: {list(RESET_OPTIONS)}")
+        self._reseed_players()
+        events: list[dict] = []
+        self._carried_turns = 0  # turns that ended inside reset (opening busts), see solo
+        if options.get("state") is not None:
+            state, seat = state_from_dict(self.rules, options["state"], self.num_players)
+            cur = int(state.current[0])
+            if seat is not None and seat != cur:
+                raise ValueError(f"state['agent_seat'] is {seat} but seat {cur} is to move: a "
+                                 "restored state must be a decision of the agent")
+            self._state, self.agent_seat = state, cur
+        else:
+            events = self._new_game()
+        self._done = False
+        self._steps = 0
+        self._refresh()
+        self._events = events
+        if self.render_mode == "human":
+            self.render()
+        return self._observation(), self._info(events)
+
+    def step(self, action):
+        if self._done:
+            raise RuntimeError("step() called on a finished episode; call reset() first")
+        self._steps += 1
+        a = to_action(action, self.action_space.n)
+        if a < 0 or not self._mask[a]:
+            return self._illegal(action, a)
+        turns_before = self._agent_turns()
+        record = G.step_games(self.rules, self._state, np.array([a]), self.np_random)
+        events = G.step_events(record, 0)
+        self._after_agent(events)
+        self._refresh()
+        terminated = bool(self._state.finished()[0])
+        reward = self._reward(turns_before)
+        truncated = not terminated and self._out_of_time()
+        self._done = terminated or truncated
+        self._events = events
+        if self.render_mode == "human":
+            self.render()
+        return self._observation(), reward, terminated, truncated, self._info(events)
+
+    def _out_of_time(self) -> bool:
+        return ((self.max_turns is not None and self._agent_turns() >= self.max_turns)
+                or (self.max_steps is not None and self._steps >= self.max_steps))
+
+    def _illegal(self, action: Any, a: int):
+        legal = self.legal_actions()
+        what = self.describe_action(a) if a >= 0 else f"{action!r} (not an action of " \
+            f"Discrete({self.action_space.n}))"
+        why = G.illegal_reason(self.rules, self._state, a) if a >= 0 else ""
+        reason = f" ({why})" if why else ""
+        if self.illegal_action == "raise":
+            self._steps -= 1
+            names = ", ".join(self.describe_action(x) for x in legal)
+            raise IllegalActionError(f"illegal action {what}{reason}; legal actions: {legal} "
+                                     f"({names})")
+        terminated = self.illegal_action == "terminate"
+        truncated = not terminated and self._out_of_time()
+        self._done = terminated or truncated
+        info = self._info([])
+        info["illegal_action"] = True
+        return self._observation(), self.illegal_penalty, terminated, truncated, info
+
+    def render(self) -> str | None:
+        if self.render_mode not in self.metadata["render_modes"]:
+            gym.logger.warn(f"render() needs render_mode 'ansi' or 'human', not "
+                            f"{self.render_mode!r}")
+            return None
+        text = render_game(self.rules, self._state, 0, self._player_names(), self._events)
+        if self.render_mode == "human":
+            print(text, end="")
+            return None
+        return text

@@ -1,0 +1,9 @@
+"""Multi-agent (PettingZoo) environments of the package.
+
+``from dice_env.multi import five_thousand_v0; env = five_thousand_v0.env()`` gives the AEC
+environment of 5000 (:class:`dice_env.fivethousand.aec.FiveThousandAECEnv`).
+"""
+
+from dice_env.multi import five_thousand_v0
+
+__all__ = ["five_thousand_v0"]
