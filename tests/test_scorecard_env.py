@@ -167,8 +167,18 @@ def test_unknown_options_are_refused():
         ScorecardEnv("penta", illegal_action="ignore")
     with pytest.raises(ValueError, match="known presets"):
         ScorecardEnv("yatzy")
-    with pytest.raises(ValueError, match="render_mode"):
-        ScorecardEnv("penta", render_mode="human")
+    with pytest.warns(UserWarning, match="render_mode"):
+        assert ScorecardEnv("penta", render_mode="rgb_array").render() is None
+
+
+def test_human_render_prints_and_sb3_make_vec_env_works(capsys):
+    env = ScorecardEnv("penta", render_mode="human")
+    env.reset(seed=0)
+    env.step(32)
+    assert "Aces" in capsys.readouterr().out
+    sb3_env_util = pytest.importorskip("stable_baselines3.common.env_util")
+    venv = sb3_env_util.make_vec_env("dice_env/Penta-v0", n_envs=2, seed=0)
+    assert venv.reset().shape == (2, 45)
 
 
 def test_final_info_has_the_score_breakdown():

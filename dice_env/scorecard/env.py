@@ -77,7 +77,9 @@ class ScorecardEnv(gym.Env):
     ## Arguments
     * ``game``: a preset name (``"penta"``, ``"dice-poker"``, ``"yahtzee-official"``,
       ``"yahtzee-free-joker"``, ``"yahtzee-no-bonus"``) or a :class:`Rules`.
-    * ``render_mode``: ``None`` or ``"ansi"``.
+    * ``render_mode``: ``None``, ``"ansi"`` (``render()`` returns the text) or ``"human"``
+      (printed after every step); another mode only warns (SB3's ``make_vec_env`` asks for
+      ``"rgb_array"``) and ``render()`` returns ``None``.
     * ``canonical_holds``: see Action Space.
     * ``illegal_action``: ``"penalize"`` (default) -- the state is untouched, the reward is
       ``illegal_penalty`` and ``info["illegal_action"]`` is set; ``"raise"`` -- an
@@ -94,7 +96,7 @@ class ScorecardEnv(gym.Env):
     * v0: initial version.
     """
 
-    metadata = {"render_modes": ["ansi"], "render_fps": 4}
+    metadata = {"render_modes": ["ansi", "human"], "render_fps": 4}
 
     def __init__(
         self,
@@ -108,8 +110,10 @@ class ScorecardEnv(gym.Env):
     ) -> None:
         self.rules = get_rules(game, **rule_overrides)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or "
-                             f"None, got {render_mode!r}")
+            # A warning, not an error: stable-baselines3's make_vec_env asks every env for
+            # render_mode="rgb_array" and only falls back on a TypeError.
+            gym.logger.warn(f"render_mode {render_mode!r} is not supported (choose from "
+                            f"{self.metadata['render_modes']}); render() will return None")
         self.render_mode = render_mode
         self.canonical_holds = bool(canonical_holds)
         self.illegal_action = check_illegal_action_mode(illegal_action)
@@ -184,6 +188,8 @@ class ScorecardEnv(gym.Env):
         self._steps = 0
         self._done = False
         self._refresh()
+        if self.render_mode == "human":
+            self.render()
         return self._observation(), self._info()
 
     def step(self, action):
@@ -202,8 +208,9 @@ class ScorecardEnv(gym.Env):
         terminated = bool(self._state.finished()[0])
         truncated = not terminated and self._steps >= self.max_steps
         self._done = terminated or truncated
-        obs, info = self._observation(), self._info()
-        return obs, float(rewards[0]), terminated, truncated, info
+        if self.render_mode == "human":
+            self.render()
+        return self._observation(), float(rewards[0]), terminated, truncated, self._info()
 
     def _illegal(self, action, a: int):
         legal = np.flatnonzero(self._mask).tolist()
@@ -220,7 +227,12 @@ class ScorecardEnv(gym.Env):
         return self._observation(), self.illegal_penalty, terminated, truncated, info
 
     def render(self) -> str | None:
-        if self.render_mode != "ansi":
+        """The dice and scorecard as text (``"ansi"``), or printed (``"human"``)."""
+        if self.render_mode not in ("ansi", "human"):
             return None
-        return render_scorecard(self.rules, self._state, self._box_points, self._box_legal,
+        text = render_scorecard(self.rules, self._state, self._box_points, self._box_legal,
                                 self.rules.five_kind_bonus)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text

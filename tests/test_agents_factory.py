@@ -1,0 +1,119 @@
+"""agents.make: the common player interface, game resolution, the lazy registry, errors."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import numpy as np
+import pytest
+
+import agents
+from agents.random_agent import RandomAgent
+from dice_env import SCORECARD_IDS
+from dice_env.scorecard.rules import PRESETS, get_rules
+
+
+@pytest.mark.parametrize("game", sorted(PRESETS) + sorted(SCORECARD_IDS))
+@pytest.mark.parametrize("name", ["random", "greedy", "heuristic"])
+def test_make_builds_every_scorecard_bot_for_every_game(name, game):
+    bot = agents.make(name, game)
+    assert isinstance(bot, agents.Agent)
+    assert callable(getattr(bot, "act_batch", None))
+    bot.seed(3)
+    if name != "random":
+        assert bot.rules.name == SCORECARD_IDS.get(game, game)
+
+
+def test_make_accepts_a_rules_object_and_options():
+    rules = get_rules("penta", upper_bonus_threshold=70)
+    bot = agents.make("heuristic", rules)
+    assert bot.rules is rules
+    assert agents.make("random", "penta", seed=5).act(None, np.array([0, 1, 1, 0])) in (1, 2)
+
+
+def test_unknown_player_lists_the_known_ones():
+    with pytest.raises(ValueError, match=r"unknown player 'genius'.*'greedy'.*'heuristic'"):
+        agents.make("genius", "penta")
+    with pytest.raises(ValueError, match=r"unknown player 'greedy'.*'threshold'"):
+        agents.make("greedy", "fivethousand")
+
+
+def test_unknown_game_lists_the_known_ones():
+    with pytest.raises(ValueError, match=r"unknown game 'yahtzee'.*'penta'.*dice_env/Penta-v0"):
+        agents.make("heuristic", "yahtzee")
+    with pytest.raises(ValueError, match="unknown game"):
+        agents.make("random", 42)
+
+
+def test_unknown_option_lists_the_accepted_ones():
+    with pytest.raises(ValueError, match=r"unknown options \['depth'\].*\['seed', 'weights'\]"):
+        agents.make("heuristic", "penta", depth=2)
+    with pytest.raises(ValueError, match=r"unknown options \['temperature'\].*\['seed'\]"):
+        agents.make("random", "dice-poker", temperature=1.0)
+
+
+def test_game_resolution():
+    assert agents.resolve_game("dice_env/DicePoker-v0") == ("scorecard", "dice-poker")
+    assert agents.resolve_game("5000") == ("fivethousand", "fivethousand")
+    assert agents.resolve_game("dice_env/FiveThousandSolo-v0") == (
+        "fivethousand", "dice_env/FiveThousandSolo-v0")
+    assert agents.game_family("yahtzee-official") == "scorecard"
+
+
+def test_registry_lists_the_later_players_by_dotted_path():
+    assert agents.available("penta") == ["greedy", "heuristic", "optimal", "random"]
+    assert agents.available("fivethousand") == ["heuristic", "random", "threshold"]
+    assert set(agents.available()) == {"scorecard", "fivethousand"}
+
+
+@pytest.mark.parametrize("name,game,module", [
+    ("optimal", "penta", "agents.optimal"),
+    ("threshold", "fivethousand", "agents.fivethousand_bots"),
+])
+def test_players_not_written_yet_raise_import_error(name, game, module):
+    if importlib.util.find_spec(module) is not None:
+        pytest.skip(f"{module} exists now")
+    with pytest.raises(ImportError, match=module):
+        agents.make(name, game)
+
+
+def test_register_adds_a_lazily_imported_player(monkeypatch):
+    monkeypatch.setitem(agents._REGISTRY, "scorecard", dict(agents._REGISTRY["scorecard"]))
+    agents.register("coin", "scorecard", "agents.random_agent:RandomAgent")
+    assert isinstance(agents.make("coin", "penta", seed=0), RandomAgent)
+    with pytest.raises(ValueError, match="already registered"):
+        agents.register("coin", "scorecard", "agents.scorecard_bots:GreedyAgent")
+    agents.register("coin", "scorecard", "agents.scorecard_bots:GreedyAgent", overwrite=True)
+    assert type(agents.make("coin", "penta")).__name__ == "GreedyAgent"
+    with pytest.raises(ValueError, match="unknown game family"):
+        agents.register("coin", "chess", "agents.random_agent:RandomAgent")
+    with pytest.raises(ValueError, match="module:Class"):
+        agents.register("coin2", "scorecard", "agents.random_agent")
+    agents.register("ghost", "scorecard", "agents.no_such_module:Ghost")
+    with pytest.raises(ImportError, match="no_such_module"):
+        agents.make("ghost", "penta")
+    agents.register("ghost2", "scorecard", "agents.random_agent:Ghost")
+    with pytest.raises(ImportError, match="has no 'Ghost'"):
+        agents.make("ghost2", "penta")
+
+
+def test_random_agent_is_seedable_uniform_and_generic():
+    mask = np.zeros(40, dtype=np.int8)
+    mask[[3, 17, 33]] = 1
+    a, b = RandomAgent(seed=1), RandomAgent(seed=1)
+    seq_a = [a.act(None, mask) for _ in range(300)]
+    assert seq_a == [b.act(None, mask) for _ in range(300)]
+    assert set(seq_a) == {3, 17, 33}
+    counts = np.bincount(seq_a, minlength=40)[[3, 17, 33]]
+    assert counts.min() > 70
+    a.seed(1)
+    assert a.act(None, mask) == seq_a[0]
+    masks = np.zeros((500, 6), dtype=bool)
+    masks[:, 2] = True
+    masks[::2, 5] = True
+    actions = a.act_batch(np.zeros((500, 3)), masks)
+    assert masks[np.arange(500), actions].all() and (actions[::2] == 5).any()
+    with pytest.raises(ValueError, match="no legal action"):
+        a.act(None, np.zeros(5))
+    with pytest.raises(ValueError, match="no legal action"):
+        a.act_batch(None, np.zeros((2, 5)))
