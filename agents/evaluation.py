@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from dice_env.dice import DiceStream
 from dice_env.scorecard import game as G
 from dice_env.scorecard.observation import encode_observation
 from dice_env.scorecard.rules import Rules, get_rules
@@ -40,8 +41,10 @@ def play_scorecard_games(agent: Any, game: str | Rules, n_games: int, seed: int 
                          batch_size: int = 10_000, canonical_holds: bool = True) -> np.ndarray:
     """Play ``n_games`` complete games with ``agent`` and return their final totals.
 
-    Games are played ``batch_size`` at a time with the batched game core; the dice come from one
-    ``numpy.random.default_rng(seed)``, so a run is reproducible.  The agent sees the same
+    Games are played ``batch_size`` at a time with the batched game core.  The dice are common
+    random numbers (:class:`~dice_env.dice.DiceStream`): game ``i`` draws from its own stream
+    seeded by ``(seed, i)``, so every agent evaluated with the same seed meets the same dice in
+    game ``i`` and differences between agents are paired.  The agent sees the same
     observations and masks as in the scorecard env (``act_batch(observations, masks)`` when it
     has it, else ``act(observation, mask)`` game by game).  An illegal action raises
     ``ValueError``.
@@ -60,11 +63,12 @@ def play_scorecard_games(agent: Any, game: str | Rules, n_games: int, seed: int 
     rules = _rules_of(game)
     if n_games < 0:
         raise ValueError(f"n_games must be >= 0, got {n_games}")
-    rng = np.random.default_rng(seed)
+    seed = 0 if seed is None else int(seed)
     totals = np.empty(n_games, dtype=np.int64)
     act_batch = getattr(agent, "act_batch", None)
     for start in range(0, n_games, batch_size):
         n = min(batch_size, n_games - start)
+        rng = DiceStream(seed, np.arange(start, start + n))
         state = G.ScorecardState.empty(rules, n)
         G.start_games(rules, state, np.ones(n, dtype=bool), rng)
         while True:

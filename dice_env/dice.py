@@ -209,15 +209,63 @@ CANONICAL_REROLL[:, ALL_HELD] = False
 CANONICAL_REROLL.setflags(write=False)
 
 
-def reroll(rng: np.random.Generator, dice: np.ndarray, holds) -> tuple[np.ndarray, np.ndarray]:
+class DiceStream:
+    """Common random numbers: every game draws its dice from a stream of its own.
+
+    Game ``g`` draws from ``numpy.random.default_rng([seed, g])``, five faces per throw, so two
+    players who make the same decisions in game ``g`` see the same dice, and players who differ
+    still share the underlying draws (paired comparisons with small variance).  Pass it where a
+    generator is expected by the batched game cores, with the game ids of the batch rows.
+
+    Args:
+        seed: the evaluation seed.
+        game_ids: the global game number of each row of the batch.
+        block: throws pre-drawn per game at a time.
+    """
+
+    def __init__(self, seed: int, game_ids, block: int = 48) -> None:
+        self.seed = int(seed)
+        self.game_ids = np.asarray(game_ids, dtype=np.int64)
+        self.block = int(block)
+        self._rngs = [np.random.default_rng([self.seed, int(g)]) for g in self.game_ids]
+        self._faces = np.stack([r.integers(1, N_FACES + 1, size=(self.block, N_DICE),
+                                           dtype=np.int8) for r in self._rngs])
+        self._used = np.zeros(len(self.game_ids), dtype=np.int64)
+
+    def draw(self, rows: np.ndarray) -> np.ndarray:
+        """The next five faces of each game in ``rows`` (indices into the batch)."""
+        rows = np.asarray(rows, dtype=np.int64)
+        for r in rows[self._used[rows] >= self.block]:  # refill the exhausted games
+            self._faces[r] = self._rngs[r].integers(1, N_FACES + 1, size=(self.block, N_DICE),
+                                                    dtype=np.int8)
+            self._used[r] = 0
+        faces = self._faces[rows, self._used[rows]]
+        self._used[rows] += 1
+        return faces
+
+
+def draw_faces(source, rows: np.ndarray) -> np.ndarray:
+    """``(len(rows), 5)`` fresh faces from a generator or a :class:`DiceStream`."""
+    if isinstance(source, DiceStream):
+        return source.draw(rows)
+    return source.integers(1, N_FACES + 1, size=(len(rows), N_DICE), dtype=np.int8)
+
+
+def reroll(rng, dice: np.ndarray, holds, rows: np.ndarray | None = None):
     """Reroll the dice not held; return the new sorted dice and their roll indices.
 
-    ``dice`` is ``(N, 5)`` (or ``(5,)``), ``holds`` the hold bitmasks ``(N,)`` (or a scalar);
-    pass ``holds = 0`` for a fresh throw.  Exactly 5 faces are drawn from ``rng`` per game,
-    whatever is held, so scalar and batched games with the same generator see the same dice.
+    ``dice`` is ``(N, 5)``, ``holds`` the hold bitmasks ``(N,)``; pass ``holds = 0`` for a
+    fresh throw.  Exactly 5 faces are drawn per game, whatever is held, from ``rng`` (a
+    ``numpy.random.Generator``, or a :class:`DiceStream` -- then ``rows`` names the games),
+    so scalar and batched games with the same generator see the same dice.
     """
     dice = np.asarray(dice)
-    fresh = rng.integers(1, N_FACES + 1, size=dice.shape, dtype=np.int8)
+    if dice.ndim == 1:
+        new, roll = reroll(rng, dice[None], np.atleast_1d(holds), rows)
+        return new[0], roll[0]
+    if rows is None:
+        rows = np.arange(len(dice))
+    fresh = draw_faces(rng, rows)
     mixed = np.where(HOLD_POSITIONS[holds], dice, fresh)
     roll = ROLL_INDEX_BY_CODE[dice_code(mixed)].astype(np.int64)
     return ROLLS[roll], roll

@@ -98,16 +98,16 @@ class ScorecardState:
         return filled + self.upper_bonus(rules) + self.five_bonus
 
 
-def roll_dice(state: ScorecardState, rows: np.ndarray, holds: np.ndarray,
-              rng: np.random.Generator) -> None:
+def roll_dice(state: ScorecardState, rows: np.ndarray, holds: np.ndarray, rng) -> None:
     """Reroll, in place, the games in ``rows`` (bool ``(N,)``) keeping their ``holds``.
 
-    Draws 5 faces from ``rng`` per rerolled game (see :func:`dice_env.dice.reroll`).
+    Draws 5 faces per rerolled game from ``rng``, a generator or a
+    :class:`~dice_env.dice.DiceStream` (see :func:`dice_env.dice.reroll`).
     """
     idx = np.flatnonzero(rows)
     if len(idx) == 0:
         return
-    state.dice[idx], state.roll[idx] = D.reroll(rng, state.dice[idx], holds[idx])
+    state.dice[idx], state.roll[idx] = D.reroll(rng, state.dice[idx], holds[idx], idx)
 
 
 def start_games(rules: Rules, state: ScorecardState, rows: np.ndarray,
