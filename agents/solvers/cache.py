@@ -26,12 +26,13 @@ import hashlib
 import json
 import os
 import struct
-import tempfile
 import warnings
 from pathlib import Path
 
 import numpy as np
 import platformdirs
+
+from dice_env.io import atomic_open
 
 MAGIC = b"DICE-ENV-TABLE\x00\x01"
 ENV_VAR = "DICE_ENV_CACHE"
@@ -73,7 +74,6 @@ def save_table(path: str | os.PathLike, key: dict, arrays: dict[str, np.ndarray]
     Creates the folder if needed.  Returns the path.  Raises ``OSError`` if it cannot write.
     """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     entries, blobs, offset = [], [], 0
     for name, arr in arrays.items():
         a = np.ascontiguousarray(arr)
@@ -89,24 +89,13 @@ def save_table(path: str | os.PathLike, key: dict, arrays: dict[str, np.ndarray]
     for blob in blobs:
         digest.update(blob)
 
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(MAGIC)
-            f.write(_LEN.pack(len(header)))
-            f.write(header)
-            for blob in blobs:
-                f.write(blob)
-            f.write(digest.digest())
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    with atomic_open(path) as f:
+        f.write(MAGIC)
+        f.write(_LEN.pack(len(header)))
+        f.write(header)
+        for blob in blobs:
+            f.write(blob)
+        f.write(digest.digest())
     return path
 
 
