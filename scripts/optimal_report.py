@@ -25,11 +25,12 @@ import os
 import platform
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
+
+from dice_env.io import atomic_write_text
 
 ROOT = Path(__file__).resolve().parent.parent
 PUBLISHED = {
@@ -47,19 +48,6 @@ JOKER_VARIANTS = [
     {"joker": "forced", "joker_when_scratched": True, "five_kind_bonus": 0},
     {"joker": "none", "joker_when_scratched": False, "five_kind_bonus": 0},
 ]
-
-
-def atomic_write(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file in the same folder."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def solve_in_subprocess(game: str, cache_dir: str | None, threads: int) -> dict:
@@ -303,8 +291,8 @@ def main(argv: list[str] | None = None) -> int:
         numba.set_num_threads(args.threads)
     report = run(args)
     out = Path(args.out_dir)
-    atomic_write(out / "optimal.json", json.dumps(report, indent=2) + "\n")
-    atomic_write(out / "optimal.md", markdown(report))
+    atomic_write_text(out / "optimal.json", json.dumps(report, indent=2) + "\n")
+    atomic_write_text(out / "optimal.md", markdown(report))
     for r in report["results"]:
         print(f"{r['game']:20s} DP {r['expected_score']:.4f}  sim {r['simulated_mean']:.2f} "
               f"± {r['standard_error']:.2f} (z {r['z']:+.2f})  solve {r['solve']['seconds']:.2f}"
