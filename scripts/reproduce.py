@@ -1,58 +1,79 @@
 #!/usr/bin/env python
-"""The main job: reproduce the benchmark numbers of the README.
+"""The main job: reproduce the benchmark tables of ``results/``.
 
-``--quick`` (the default) plays a few hundred games of every game with a random legal agent
-and prints the mean score; later stages (solves, evaluation of every agent) are added here as
-the project grows.
+``--quick`` (default, a few minutes): solve every scorecard preset exactly (and 5000 when its
+solver is installed), then evaluate every agent on every game with a modest number of games;
+tables go to ``results/quick/`` so the committed full-size tables stay untouched.
+``--full``: the same with the full game counts, plus the optimal-play report, the 5000
+threshold sweep and the environment speed benchmark, written to ``results/``.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
+import time
+from pathlib import Path
 
-import gymnasium as gym
-import numpy as np
-from tqdm import tqdm
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "scripts"))
 
-import dice_env
+import bench_env  # noqa: E402
+import evaluate  # noqa: E402
+import optimal_report  # noqa: E402
+import solve  # noqa: E402
+import sweep_thresholds  # noqa: E402
+
+QUICK = {"games": 2000, "fivethousand_games": 4000, "out": ROOT / "results" / "quick"}
+FULL = {"games": 20000, "fivethousand_games": 40000, "out": ROOT / "results"}
 
 
-def random_legal_scores(env_id: str, games: int, seed: int) -> np.ndarray:
-    """Final totals of ``games`` games of ``env_id`` played uniformly over legal actions."""
-    env = gym.make(env_id).unwrapped
-    rng = np.random.default_rng(seed)
-    totals = np.zeros(games)
-    for g in tqdm(range(games), desc=env_id, leave=False):
-        _, info = env.reset(seed=seed + g)
-        done, total = False, 0.0
-        while not done:
-            action = rng.choice(np.flatnonzero(info["action_mask"]))
-            _, reward, terminated, truncated, info = env.step(action)
-            total += reward
-            done = terminated or truncated
-        totals[g] = total
-    return totals
+def stage(name: str):
+    print(f"\n== {name} ==", flush=True)
+    return time.perf_counter()
 
 
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--quick", action="store_true", help="the quick reproduction (default)")
-    mode.add_argument("--full", action="store_true", help="everything (longer)")
-    parser.add_argument("--games", type=int, default=None,
-                        help="games per game (default 300 quick, 5000 full)")
+    mode.add_argument("--full", action="store_true", help="everything, full game counts")
+    parser.add_argument("--games", type=int, default=None, help="override the game count")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", type=Path, default=None, help="output folder")
     args = parser.parse_args(argv)
-    games = args.games or (5000 if args.full else 300)
-    summary = {}
-    print(f"Random legal agent, {games} games each (seed {args.seed})")
-    for env_id in dice_env.SCORECARD_IDS:
-        totals = random_legal_scores(env_id, games, args.seed)
-        sem = totals.std(ddof=1) / np.sqrt(len(totals))
-        summary[env_id] = {"mean": round(float(totals.mean()), 2), "sem": round(float(sem), 2)}
-        print(f"  {env_id:30s} mean {totals.mean():7.2f} ± {sem:.2f}")
-    print(json.dumps({"random_agent": summary}))
+    cfg = dict(FULL if args.full else QUICK)
+    if args.games:
+        cfg["games"] = cfg["fivethousand_games"] = args.games
+    out = args.out or cfg["out"]
+    timings = {}
+
+    t = stage("exact solves")
+    solve.main(["all", "--quiet"])
+    timings["solve"] = time.perf_counter() - t
+
+    t = stage(f"evaluation ({cfg['games']} scorecard games, {cfg['fivethousand_games']} "
+              "5000 games per pairing)")
+    evaluate.main(["--games", str(cfg["games"]), "--fivethousand-games",
+                   str(cfg["fivethousand_games"]), "--seed", str(args.seed), "--out", str(out)])
+    timings["evaluate"] = time.perf_counter() - t
+
+    if args.full:
+        t = stage("optimal-play report")
+        optimal_report.main(["--out-dir", str(out), "--seed", str(args.seed)])
+        timings["optimal_report"] = time.perf_counter() - t
+        t = stage("5000 threshold sweep")
+        sweep_thresholds.main(["--seed", str(args.seed), "--out", str(out)])
+        timings["sweep"] = time.perf_counter() - t
+        t = stage("environment speed")
+        bench_env.main(["--out", str(out)])
+        timings["bench_env"] = time.perf_counter() - t
+
+    summary = {"mode": "full" if args.full else "quick", "out": str(out),
+               "seconds": {k: round(v, 1) for k, v in timings.items()}}
+    print(f"\nTables written to {out}/ (benchmark.md, benchmark.csv)")
+    print(json.dumps(summary))
     return summary
 
 
