@@ -54,11 +54,13 @@ _REGISTRY: dict[str, dict[str, str]] = {
         "greedy": "agents.scorecard_bots:GreedyAgent",
         "heuristic": "agents.scorecard_bots:HeuristicAgent",
         "optimal": "agents.optimal:OptimalAgent",
+        "ppo": "agents.ppo:PPOAgent",
     },
     FIVE_THOUSAND: {
         "random": "agents.fivethousand_bots:RandomAgent",
         "threshold": "agents.fivethousand_bots:ThresholdAgent",
         "heuristic": "agents.fivethousand_bots:HeuristicAgent",
+        "ppo": "agents.ppo:PPOAgent",
     },
 }
 

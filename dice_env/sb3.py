@@ -26,16 +26,18 @@ class SB3VecEnv(VecEnv):
 
     ``step_wait`` returns ``(obs, rewards, dones, infos)`` with, for every finished game,
     ``infos[i]["terminal_observation"]`` and ``infos[i]["TimeLimit.truncated"]``; each info
-    dict also carries the game's ``action_mask``.  Seeds given with :meth:`seed` apply to the
+    dict also carries the game's ``action_mask``.  ``reward_scale`` multiplies the rewards
+    (scorecard points are large for a value network).  Seeds given with :meth:`seed` apply to the
     next :meth:`reset` (the first one seeds the whole batch, as the vector env is seeded once).
     """
 
-    def __init__(self, venv: VectorEnv) -> None:
+    def __init__(self, venv: VectorEnv, reward_scale: float = 1.0) -> None:
         mode = venv.metadata.get("autoreset_mode")
         if mode != AutoresetMode.SAME_STEP:
             raise ValueError(f"SB3VecEnv needs a vector env with autoreset_mode SAME_STEP, got "
                              f"{mode}; create it with autoreset_mode='SameStep'")
         self.venv = venv
+        self.reward_scale = float(reward_scale)
         self._actions: np.ndarray | None = None
         super().__init__(venv.num_envs, venv.single_observation_space,
                          venv.single_action_space)
@@ -61,7 +63,7 @@ class SB3VecEnv(VecEnv):
             for i in np.flatnonzero(dones):
                 info_list[i]["terminal_observation"] = final_obs[i]
                 info_list[i]["TimeLimit.truncated"] = bool(truncated[i] and not terminated[i])
-        return obs, rewards.astype(np.float32), dones, info_list
+        return obs, (rewards * self.reward_scale).astype(np.float32), dones, info_list
 
     def _split_infos(self, infos: dict, dones: np.ndarray) -> list[dict]:
         masks = infos["action_mask"]

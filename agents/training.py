@@ -1,0 +1,235 @@
+"""MaskablePPO training on the batched envs, with exact checkpoint / resume.
+
+The pieces behind ``scripts/train.py``:
+
+* :func:`load_config` -- the committed per-game hyperparameters (``agents/ppo_configs/``).
+* :func:`make_training_env` -- the natively batched vector env of the game (SAME_STEP
+  autoreset), wrapped for Stable-Baselines3 (:class:`dice_env.sb3.SB3VecEnv`) and
+  ``VecMonitor``; 5000 opponents come from :func:`agents.make`.
+* :class:`TrainingCallback` -- periodic evaluation (fixed seed, deterministic policy; the
+  learning curve goes to ``eval.csv``) and checkpoints.
+* :func:`save_checkpoint` / :func:`load_checkpoint` -- one file holding the model (weights and
+  optimizer), the batched env with its generator, the last observations, the episode
+  statistics and every random generator (torch, numpy, python), written atomically.  A run
+  resumed from it continues exactly as if it had never stopped: checkpoints are taken between
+  a PPO update and the next rollout, and nothing random happens in between.
+"""
+
+from __future__ import annotations
+
+import copy
+import csv
+import io
+import json
+import pickle
+import random
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from dice_env.io import atomic_write_bytes, atomic_write_text
+
+CONFIG_DIR = Path(__file__).resolve().parent / "ppo_configs"
+CHECKPOINT_VERSION = 1
+CHECKPOINT_NAME = "checkpoint.pkl"
+
+
+def load_config(game: str, path: str | Path | None = None) -> dict:
+    """The training config of ``game`` (``agents/ppo_configs/<game>.json`` unless ``path``)."""
+    path = Path(path) if path is not None else CONFIG_DIR / f"{game}.json"
+    if not path.exists():
+        known = sorted(p.stem for p in CONFIG_DIR.glob("*.json"))
+        raise ValueError(f"no training config {path}; configs exist for {known}")
+    config = json.loads(path.read_text())
+    for key in ("env_id", "num_envs", "total_timesteps", "ppo", "eval"):
+        if key not in config:
+            raise ValueError(f"config {path} misses {key!r}")
+    config.setdefault("game", game)
+    return config
+
+
+def make_training_env(config: dict, seed: int, opponent_model: Any = None):
+    """``VecMonitor(SB3VecEnv(batched env))`` for a config (opponents built for 5000)."""
+    import gymnasium as gym
+    from gymnasium.vector import AutoresetMode
+    from stable_baselines3.common.vec_env import VecMonitor
+
+    import agents
+    from dice_env.sb3 import SB3VecEnv
+
+    kwargs = dict(config.get("env_kwargs", {}))
+    if "opponent" in config:
+        opponent = opponent_model or agents.make(config["opponent"], "fivethousand",
+                                                 seed=seed)
+        kwargs["opponents"] = [opponent] * (kwargs.get("num_players", 2) - 1)
+    venv = gym.make_vec(config["env_id"], num_envs=config["num_envs"],
+                        vectorization_mode="vector_entry_point",
+                        autoreset_mode=AutoresetMode.SAME_STEP, **kwargs)
+    sb3 = SB3VecEnv(venv, reward_scale=config.get("reward_scale", 1.0))
+    sb3.seed(seed)
+    return VecMonitor(sb3)
+
+
+def evaluate_policy_score(model: Any, config: dict) -> dict:
+    """Evaluate ``model`` deterministically on the config's fixed evaluation games.
+
+    Scorecard games: mean final score over ``eval.games`` games (common random numbers,
+    ``eval.seed``).  5000: seat-balanced win rate against ``eval.opponent``.
+    """
+    from agents.ppo import PPOAgent
+
+    player = PPOAgent.from_model(model, config["game"])
+    ev = config["eval"]
+    if config.get("family", "scorecard") == "scorecard":
+        from agents.evaluation import play_scorecard_games
+
+        totals = play_scorecard_games(player, config["env_id"], ev["games"], seed=ev["seed"])
+        return {"mean_score": float(totals.mean()),
+                "sem": float(totals.std(ddof=1) / np.sqrt(len(totals)))}
+    import agents
+    from agents.fivethousand_matches import play_fivethousand_matches
+
+    opponent = agents.make(ev.get("opponent", "heuristic"), "fivethousand", seed=ev["seed"])
+    result = play_fivethousand_matches([player, opponent], ev["games"], seed=ev["seed"])
+    p = result.win_rate(0)
+    return {"win_rate": p, "sem": float(np.sqrt(p * (1 - p) / ev["games"]))}
+
+
+def _rng_states() -> dict:
+    import torch
+
+    return {"torch": torch.get_rng_state(), "numpy": np.random.get_state(),
+            "python": random.getstate()}
+
+
+def _set_rng_states(states: dict) -> None:
+    import torch
+
+    torch.set_rng_state(states["torch"])
+    np.random.set_state(states["numpy"])
+    random.setstate(states["python"])
+
+
+def save_checkpoint(run_dir: Path, model: Any, extra: dict) -> Path:
+    """Write the whole training state to ``run_dir/checkpoint.pkl`` atomically."""
+    monitor = model.get_env()
+    sb3 = monitor.venv
+    buf = io.BytesIO()
+    model.save(buf)
+    state = {
+        "version": CHECKPOINT_VERSION,
+        "model_zip": buf.getvalue(),
+        "venv": sb3.venv,
+        "reward_scale": sb3.reward_scale,
+        "monitor": {k: copy.deepcopy(getattr(monitor, k))
+                    for k in ("episode_returns", "episode_lengths", "episode_count", "t_start")},
+        "last_obs": model._last_obs,
+        "last_episode_starts": model._last_episode_starts,
+        "ep_info_buffer": model.ep_info_buffer,
+        "ep_success_buffer": model.ep_success_buffer,
+        "num_timesteps": model.num_timesteps,
+        "rng": _rng_states(),
+        "extra": extra,
+    }
+    path = run_dir / CHECKPOINT_NAME
+    atomic_write_bytes(path, pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL))
+    return path
+
+
+def load_checkpoint(run_dir: Path, device: str = "cpu"):
+    """Rebuild ``(model, extra)`` from ``run_dir/checkpoint.pkl`` (see :func:`save_checkpoint`).
+
+    Raises ``ValueError`` with a hint when the file is missing, truncated or of another version.
+    """
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.vec_env import VecMonitor
+
+    from dice_env.sb3 import SB3VecEnv
+
+    path = Path(run_dir) / CHECKPOINT_NAME
+    if not path.exists():
+        raise ValueError(f"no checkpoint at {path}; start the run without --resume")
+    try:
+        state = pickle.loads(path.read_bytes())
+    except Exception as err:  # a truncated or garbled pickle raises many kinds of errors
+        raise ValueError(f"checkpoint {path} is unreadable ({err}); delete it to start over "
+                         "or restore a backup") from None
+    if not isinstance(state, dict) or state.get("version") != CHECKPOINT_VERSION:
+        raise ValueError(f"checkpoint {path} has an unknown format; it was written by another "
+                         "version of dice-env")
+    sb3 = SB3VecEnv(state["venv"], reward_scale=state["reward_scale"])
+    monitor = VecMonitor(sb3)
+    for k, v in state["monitor"].items():
+        setattr(monitor, k, v)
+    model = MaskablePPO.load(io.BytesIO(state["model_zip"]), env=monitor, device=device)
+    model._last_obs = state["last_obs"]
+    model._last_episode_starts = state["last_episode_starts"]
+    model.ep_info_buffer = state["ep_info_buffer"]
+    model.ep_success_buffer = state["ep_success_buffer"]
+    model.num_timesteps = state["num_timesteps"]
+    _set_rng_states(state["rng"])
+    return model, state["extra"]
+
+
+def write_learning_curve(run_dir: Path, history: list[dict]) -> None:
+    """``run_dir/eval.csv``: one row per evaluation (timesteps, metric, sem, wall time)."""
+    if not history:
+        return
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=list(history[0]))
+    writer.writeheader()
+    writer.writerows(history)
+    atomic_write_text(run_dir / "eval.csv", buf.getvalue())
+
+
+def make_callback(run_dir: Path, config: dict, extra: dict):
+    """A callback evaluating and checkpointing between PPO updates (see module doc)."""
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    class TrainingCallback(BaseCallback):
+        """Evaluate every ``eval.every_timesteps``; checkpoint every
+        ``checkpoint_every_timesteps`` -- both between an update and the next rollout."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.extra = extra
+            self.extra.setdefault("history", [])
+            self.extra.setdefault("next_eval", 0)
+            self.extra.setdefault("next_checkpoint", config["checkpoint_every_timesteps"])
+            self.extra.setdefault("train_seconds", 0.0)
+            self._clock = time.perf_counter()
+
+        def _tick(self) -> None:
+            now = time.perf_counter()
+            self.extra["train_seconds"] += now - self._clock
+            self._clock = now
+
+        def evaluate(self) -> None:
+            history = self.extra["history"]
+            if history and history[-1]["timesteps"] == self.model.num_timesteps:
+                return  # already evaluated at this point (a resumed run)
+            self._tick()
+            result = evaluate_policy_score(self.model, config)
+            row = {"timesteps": self.model.num_timesteps, **result,
+                   "train_seconds": round(self.extra["train_seconds"], 1)}
+            self.extra["history"].append(row)
+            for k, v in result.items():
+                self.logger.record(f"eval/{k}", v)
+            write_learning_curve(run_dir, self.extra["history"])
+            self._clock = time.perf_counter()
+
+        def _on_rollout_start(self) -> None:
+            if self.model.num_timesteps >= self.extra["next_eval"]:
+                self.evaluate()
+                self.extra["next_eval"] += config["eval"]["every_timesteps"]
+            if self.model.num_timesteps >= self.extra["next_checkpoint"]:
+                self._tick()
+                self.extra["next_checkpoint"] += config["checkpoint_every_timesteps"]
+                save_checkpoint(run_dir, self.model, self.extra)
+
+        def _on_step(self) -> bool:
+            return True
+
+    return TrainingCallback()
