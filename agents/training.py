@@ -184,8 +184,12 @@ def write_learning_curve(run_dir: Path, history: list[dict]) -> None:
     atomic_write_text(run_dir / "eval.csv", buf.getvalue())
 
 
-def make_callback(run_dir: Path, config: dict, extra: dict):
-    """A callback evaluating and checkpointing between PPO updates (see module doc)."""
+def make_callback(run_dir: Path, config: dict, extra: dict, deadline: float | None = None):
+    """A callback evaluating and checkpointing between PPO updates (see module doc).
+
+    With ``deadline`` (a ``time.monotonic()`` value), the first rollout that starts after it
+    writes a checkpoint and stops the run, so that ``--resume`` continues exactly.
+    """
     from stable_baselines3.common.callbacks import BaseCallback
 
     class TrainingCallback(BaseCallback):
@@ -200,6 +204,7 @@ def make_callback(run_dir: Path, config: dict, extra: dict):
             self.extra.setdefault("next_checkpoint", config["checkpoint_every_timesteps"])
             self.extra.setdefault("train_seconds", 0.0)
             self._clock = time.perf_counter()
+            self.stopped_at_deadline = False
 
         def _tick(self) -> None:
             now = time.perf_counter()
@@ -228,8 +233,12 @@ def make_callback(run_dir: Path, config: dict, extra: dict):
                 self._tick()
                 self.extra["next_checkpoint"] += config["checkpoint_every_timesteps"]
                 save_checkpoint(run_dir, self.model, self.extra)
+            if deadline is not None and time.monotonic() >= deadline:
+                self._tick()
+                save_checkpoint(run_dir, self.model, self.extra)
+                self.stopped_at_deadline = True
 
         def _on_step(self) -> bool:
-            return True
+            return not self.stopped_at_deadline
 
     return TrainingCallback()

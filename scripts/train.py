@@ -16,6 +16,7 @@ import argparse
 import json
 import shutil
 import sys
+import time
 from pathlib import Path
 
 from agents.training import (
@@ -30,10 +31,14 @@ from dice_env.io import atomic_write_bytes
 
 def build_model(config: dict, seed: int, run_dir: Path, device: str):
     from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.utils import LinearSchedule
 
     env = make_training_env(config, seed)
+    ppo = dict(config["ppo"])
+    if ppo.pop("learning_rate_schedule", "constant") == "linear":  # decays to 0 at the end
+        ppo["learning_rate"] = LinearSchedule(ppo["learning_rate"], 0.0, 1.0)
     return MaskablePPO("MlpPolicy", env, seed=seed, device=device, verbose=0,
-                       policy_kwargs=config.get("policy_kwargs"), **config["ppo"])
+                       policy_kwargs=config.get("policy_kwargs"), **ppo)
 
 
 def main(argv: list[str] | None = None) -> dict:
@@ -49,6 +54,8 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--threads", type=int, default=None, help="torch threads")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("--max-minutes", type=float, default=None,
+                        help="stop (with a checkpoint) after this long; --resume continues")
     args = parser.parse_args(argv)
 
     import torch
@@ -76,13 +83,19 @@ def main(argv: list[str] | None = None) -> dict:
         else 0
     model.set_logger(configure(str(run_dir / "logs" / f"segment-{segment}"),
                                ["csv", "tensorboard"]))
-    callback = make_callback(run_dir, config, extra)
+    deadline = time.monotonic() + 60 * args.max_minutes if args.max_minutes else None
+    callback = make_callback(run_dir, config, extra, deadline)
     remaining = total - model.num_timesteps
     if remaining > 0:
         model.learn(remaining, callback=callback, reset_num_timesteps=False,
                     progress_bar=not args.no_progress)
-        callback.evaluate()
-        save_checkpoint(run_dir, model, extra)
+        if callback.stopped_at_deadline:
+            # the checkpoint was written at the last update; the partial rollout after it
+            # is dropped, so load it back before exporting
+            model, extra = load_checkpoint(run_dir, device=args.device)
+        else:
+            callback.evaluate()
+            save_checkpoint(run_dir, model, extra)
     final = run_dir / "final.zip"
     import io
 
