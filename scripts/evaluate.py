@@ -23,7 +23,7 @@ from tqdm import tqdm
 import agents
 from agents.evaluation import play_scorecard_games
 from agents.fivethousand_matches import play_fivethousand_matches
-from dice_env.io import atomic_write_text
+from dice_env.io import atomic_write_bytes, atomic_write_text
 
 SCORECARD_GAMES = ["penta", "dice-poker", "yahtzee-official"]
 SCORECARD_AGENTS = ["random", "greedy", "heuristic", "optimal", "ppo"]
@@ -124,6 +124,33 @@ def to_markdown(rows: list[dict], command: str, optimal_values: dict) -> str:
     return "\n".join(lines)
 
 
+def plot_score_distributions(all_totals: dict[str, dict[str, np.ndarray]], path: Path) -> None:
+    """Histograms of the final scores, one panel per scorecard game, one line per agent."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    games = [g for g, t in all_totals.items() if t]
+    if not games:
+        return
+    fig, axes = plt.subplots(1, len(games), figsize=(5 * len(games), 3.6), squeeze=False)
+    for ax, game in zip(axes[0], games):
+        bins = np.arange(0, 700, 10)
+        for name, totals in all_totals[game].items():
+            ax.hist(totals, bins=bins, histtype="step", density=True,
+                    label=f"{name} ({totals.mean():.1f})")
+        ax.set_title(game)
+        ax.set_xlabel("final score")
+        ax.set_xlim(0, 500)
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=110)
+    plt.close(fig)
+    atomic_write_bytes(path, buf.getvalue())
+
+
 def main(argv: list[str] | None = None) -> list[dict]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=10_000, help="games per agent and game")
@@ -140,9 +167,10 @@ def main(argv: list[str] | None = None) -> list[dict]:
     parser.add_argument("--out", type=Path, default=Path("results"))
     args = parser.parse_args(argv)
 
-    rows, optimal_values = [], {}
+    rows, optimal_values, all_totals = [], {}, {}
     for game in tqdm(args.scorecard_games, desc="scorecard games"):
-        game_rows, _ = evaluate_scorecard(game, args.agents, args.games, args.seed)
+        game_rows, all_totals[game] = evaluate_scorecard(game, args.agents, args.games,
+                                                         args.seed)
         rows += game_rows
         opt = try_make("optimal", game, args.seed) if "optimal" in args.agents else None
         if opt is not None:
@@ -155,6 +183,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
     atomic_write_text(args.out / "benchmark.csv", to_csv(rows))
     atomic_write_text(args.out / "benchmark.md", to_markdown(rows, command.strip(),
                                                              optimal_values))
+    plot_score_distributions(all_totals, args.out / "score_distributions.png")
     for r in rows:
         what = (f"mean {r['mean']:8.2f} ± {r['sem']:.2f}" if r["opponent"] == ""
                 else f"win rate {r['win_rate']:.3f} vs {r['opponent']}")

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
 import sys
 import time
 from pathlib import Path
@@ -102,10 +101,11 @@ def main(argv: list[str] | None = None) -> dict:
     buf = io.BytesIO()
     model.save(buf)
     atomic_write_bytes(final, buf.getvalue())
-    if args.export:
-        args.export.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(final, str(args.export) + ".tmp")
-        Path(str(args.export) + ".tmp").replace(args.export)
+    if args.export:  # the model and its learning curve, side by side
+        atomic_write_bytes(args.export, final.read_bytes())
+        curve = run_dir / "eval.csv"
+        if curve.exists():
+            atomic_write_bytes(args.export.with_suffix(".eval.csv"), curve.read_bytes())
     summary = {"game": args.game, "seed": args.seed, "timesteps": model.num_timesteps,
                "last_eval": extra["history"][-1] if extra.get("history") else None,
                "run_dir": str(run_dir)}
