@@ -31,7 +31,31 @@ def describe_action(rules: Rules, action: int, dice=None) -> str:
     return f"{action} (out of range)"
 
 
-class ScorecardEnv(gym.Env):
+class ScorecardOptions:
+    """The options shared by the single and the batched scorecard envs (set once, here)."""
+
+    def _init_options(self, game: str | Rules, render_mode: str | None, supported: list[str],
+                      canonical_holds: bool, illegal_action: str, illegal_penalty: float,
+                      max_steps: int | None, rule_overrides: dict) -> None:
+        self.rules = get_rules(game, **rule_overrides)
+        if render_mode is not None and render_mode not in supported:
+            # A warning, not an error: stable-baselines3's make_vec_env asks every env for
+            # render_mode="rgb_array" and only falls back on a TypeError.
+            gym.logger.warn(f"render_mode {render_mode!r} is not supported (choose from "
+                            f"{supported}); render() will return None")
+        self.render_mode = render_mode
+        self.canonical_holds = bool(canonical_holds)
+        self.illegal_action = check_illegal_action_mode(illegal_action)
+        self.illegal_penalty = float(illegal_penalty)
+        n = self.rules.n_boxes
+        self.max_steps = int(max_steps) if max_steps is not None else (
+            10 * n * self.rules.rolls_per_turn)
+        self.single_action_space = spaces.Discrete(G.N_HOLD_ACTIONS + n)
+        self.single_observation_space = spaces.Box(0.0, 1.0, (observation_size(self.rules),),
+                                                   dtype=np.float32)
+
+
+class ScorecardEnv(ScorecardOptions, gym.Env):
     """A solitaire scorecard dice game: Penta, Dice Poker, or a Yahtzee preset.
 
     ## Description
@@ -108,22 +132,10 @@ class ScorecardEnv(gym.Env):
         max_steps: int | None = None,
         **rule_overrides: Any,
     ) -> None:
-        self.rules = get_rules(game, **rule_overrides)
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            # A warning, not an error: stable-baselines3's make_vec_env asks every env for
-            # render_mode="rgb_array" and only falls back on a TypeError.
-            gym.logger.warn(f"render_mode {render_mode!r} is not supported (choose from "
-                            f"{self.metadata['render_modes']}); render() will return None")
-        self.render_mode = render_mode
-        self.canonical_holds = bool(canonical_holds)
-        self.illegal_action = check_illegal_action_mode(illegal_action)
-        self.illegal_penalty = float(illegal_penalty)
-        n = self.rules.n_boxes
-        self.max_steps = int(max_steps) if max_steps is not None else (
-            10 * n * self.rules.rolls_per_turn)
-        self.action_space = spaces.Discrete(G.N_HOLD_ACTIONS + n)
-        self.observation_space = spaces.Box(0.0, 1.0, (observation_size(self.rules),),
-                                            dtype=np.float32)
+        self._init_options(game, render_mode, self.metadata["render_modes"], canonical_holds,
+                           illegal_action, illegal_penalty, max_steps, rule_overrides)
+        self.action_space = self.single_action_space
+        self.observation_space = self.single_observation_space
         self._state = G.ScorecardState.empty(self.rules, 1)
         self._steps = 0
         self._done = True

@@ -11,22 +11,21 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from dice_env.errors import IllegalActionError, check_illegal_action_mode
+from dice_env.errors import IllegalActionError
 from dice_env.scorecard import game as G
-from dice_env.scorecard.env import describe_action
-from dice_env.scorecard.observation import encode_observation, observation_size
+from dice_env.scorecard.env import ScorecardOptions, describe_action
+from dice_env.scorecard.observation import encode_observation
 from dice_env.scorecard.render import render_scorecard
-from dice_env.scorecard.rules import Rules, box_outcomes, get_rules
+from dice_env.scorecard.rules import Rules, box_outcomes
 from dice_env.scorecard.state import state_from_dict, state_to_dict
 
 AUTORESET_MODES = {m.value: m for m in (AutoresetMode.SAME_STEP, AutoresetMode.NEXT_STEP)}
 
 
-class ScorecardVectorEnv(VectorEnv):
+class ScorecardVectorEnv(ScorecardOptions, VectorEnv):
     """``num_envs`` scorecard games stepped together on numpy arrays.
 
     Same game, spaces, rewards and options as :class:`~dice_env.scorecard.env.ScorecardEnv`
@@ -63,9 +62,8 @@ class ScorecardVectorEnv(VectorEnv):
     ) -> None:
         if int(num_envs) < 1:
             raise ValueError(f"num_envs must be at least 1, got {num_envs}")
-        self.rules = get_rules(game, **rule_overrides)
-        if render_mode is not None and render_mode != "ansi":
-            raise ValueError(f"render_mode must be 'ansi' or None, got {render_mode!r}")
+        self._init_options(game, render_mode, self.metadata["render_modes"], canonical_holds,
+                           illegal_action, illegal_penalty, max_steps, rule_overrides)
         mode = AUTORESET_MODES.get(getattr(autoreset_mode, "value", autoreset_mode))
         if mode is None:
             raise ValueError(f"autoreset_mode must be one of {list(AUTORESET_MODES)}, got "
@@ -73,16 +71,6 @@ class ScorecardVectorEnv(VectorEnv):
         self.autoreset_mode = mode
         self.metadata = {**self.metadata, "autoreset_mode": mode}
         self.num_envs = int(num_envs)
-        self.render_mode = render_mode
-        self.canonical_holds = bool(canonical_holds)
-        self.illegal_action = check_illegal_action_mode(illegal_action)
-        self.illegal_penalty = float(illegal_penalty)
-        n = self.rules.n_boxes
-        self.max_steps = int(max_steps) if max_steps is not None else (
-            10 * n * self.rules.rolls_per_turn)
-        self.single_action_space = spaces.Discrete(G.N_HOLD_ACTIONS + n)
-        self.single_observation_space = spaces.Box(0.0, 1.0, (observation_size(self.rules),),
-                                                   dtype=np.float32)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self._state = G.ScorecardState.empty(self.rules, self.num_envs)
