@@ -1,0 +1,834 @@
+"""The interactive terminal player: Penta, Dice Poker or 5000, alone or against bots.
+
+Started by ``python -m dice_env.play GAME`` or the ``dice-play`` console script (both call
+:func:`main`).  It lives in ``agents`` rather than ``dice_env`` because it seats bots and asks
+the optimal advisor: the layers run rules -> envs -> agents -> scripts, and
+:mod:`dice_env.play` only imports this module lazily, inside its ``main``.
+
+Scorecard games (Penta, Dice Poker, the Yahtzee presets): every player -- you and each bot --
+has a scorecard of their own (one single-player :class:`~dice_env.scorecard.env.ScorecardEnv`
+each) and the players take their turns in rotation, you first.  On your turn type
+``h 1 3 4`` (or just ``1 3 4``) to hold the dice at those positions and reroll the others,
+``r`` to reroll all five, ``s Fours`` / ``s 4`` to score a box, ``?`` for help, ``q`` to quit.
+As in the apps, after the last roll the computer's choice
+(:func:`agents.scorecard_bots.computer_choice`) is scored for you if you type nothing within
+``--auto-seconds`` seconds.
+
+5000: you sit at seat 0 of a :class:`~dice_env.fivethousand.env.FiveThousandEnv` against the
+bots (or alone in the solo env when there are none); ``r`` rolls on, ``b`` banks; what the
+bots did between your decisions (banks, busts, bumps, gifts) is printed.
+
+``--advise`` shows, before each of your decisions, the optimal player's value of each option
+(expected final score; win probability in 5000 -- expected turns when alone), after it the
+cost of your choice, and at the end the total expected loss of your game.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import select
+import sys
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, TextIO
+
+import numpy as np
+
+from dice_env import dice as D
+from dice_env.scorecard.render import MUST_SCRATCH_WARNING
+from dice_env.scorecard.rules import PRESETS, Rules, get_rules
+
+__all__ = ["Command", "InputError", "LineReader", "main", "parse_box",
+           "parse_fivethousand_command", "parse_positions", "parse_scorecard_command"]
+
+N_HOLDS = D.N_HOLDS
+FIVE_THOUSAND_NAMES = ("5000", "fivethousand", "five-thousand")
+GAME_ALIASES = {"poker": "dice-poker", "dicepoker": "dice-poker", "dice_poker": "dice-poker"}
+PROMPT = "your move> "
+TOP_ADVICE = 8
+
+SCORECARD_HELP = """\
+Commands (dice positions are 1 to 5, as printed under the dice):
+  h 1 3 4   hold the dice at positions 1, 3 and 4 and reroll the others
+  1 3 4     the same (also 134 or 1,3,4)
+  r         reroll all five dice
+  s Fours   score the roll in a box, by name (a unique prefix will do: s fo) ...
+  s 4       ... or by its number on the scorecard
+  ?         this help
+  q         quit
+To keep all five dice, score them: holding all five is not a reroll."""
+
+FIVE_THOUSAND_HELP = """\
+Commands:
+  r   roll on with the dice that did not score (all five again after hot dice)
+  b   bank the turn total
+  ?   this help
+  q   quit"""
+
+
+# ------------------------------------------------------------------------------------------
+# Input parsing (pure functions, unit-tested)
+# ------------------------------------------------------------------------------------------
+class InputError(ValueError):
+    """A mistyped command; its message is shown to the player, who is asked again."""
+
+
+@dataclass(frozen=True)
+class Command:
+    """One parsed command.
+
+    ``kind`` is ``"hold"`` (reroll the dice not at ``positions``, 0-based; ``()`` rerolls all),
+    ``"score"`` (box index ``box``), ``"roll"`` / ``"bank"`` (5000), ``"help"`` or ``"quit"``.
+    """
+
+    kind: str
+    positions: tuple[int, ...] = ()
+    box: int | None = None
+
+
+def _fold(text: str) -> str:
+    """Lower case, accents stripped, runs of spaces collapsed (``"Carré "`` -> ``"carre"``)."""
+    nfkd = unicodedata.normalize("NFKD", text)
+    plain = "".join(c for c in nfkd if not unicodedata.combining(c))
+    return " ".join(plain.lower().split())
+
+
+def parse_positions(text: str) -> tuple[int, ...]:
+    """Dice positions typed as ``"1 3 4"``, ``"134"`` or ``"1,3,4"`` -> sorted 0-based tuple.
+
+    Raises :class:`InputError` for anything but distinct positions 1 to 5, and for all five
+    (holding every die is not a reroll: the player must score).
+    """
+    tokens = text.replace(",", " ").split()
+    if not tokens:
+        raise InputError("Say which dice to hold, e.g. h 1 3 4 (or r to reroll all five).")
+    positions: list[int] = []
+    for tok in tokens:
+        if not tok.isdigit():
+            raise InputError(f"{tok!r} is not a die position: positions are 1 to 5, "
+                             "e.g. h 1 3 4.")
+        for ch in tok:
+            p = int(ch)
+            if not 1 <= p <= D.N_DICE:
+                raise InputError(f"There is no die {p}: positions are 1 to {D.N_DICE}.")
+            if p - 1 in positions:
+                raise InputError(f"Die {p} is listed twice.")
+            positions.append(p - 1)
+    if len(positions) == D.N_DICE:
+        raise InputError("Holding all five dice keeps this roll: to keep it, score it "
+                         "(s BOX, e.g. s Chance).")
+    return tuple(sorted(positions))
+
+
+def parse_box(text: str, labels: Sequence[str]) -> int:
+    """A box typed by its number (1-based, as printed) or its name (case, accents and spaces
+    ignored; a unique prefix will do) -> box index.  :class:`InputError` otherwise."""
+    t = _fold(text)
+    n = len(labels)
+    if t.isdigit():
+        k = int(t)
+        if 1 <= k <= n:
+            return k - 1
+        raise InputError(f"There is no box {k}: boxes are numbered 1 to {n}.")
+    folded = [_fold(label) for label in labels]
+    for k, name in enumerate(folded):
+        if name == t or name.replace(" ", "") == t.replace(" ", ""):
+            return k
+    matches = [k for k, name in enumerate(folded)
+               if name.startswith(t) or name.replace(" ", "").startswith(t.replace(" ", ""))]
+    if len(matches) == 1:
+        return matches[0]
+    if matches:
+        names = ", ".join(labels[k] for k in matches)
+        raise InputError(f"{text.strip()!r} could be {names}: type more of the name, or the "
+                         "box number.")
+    raise InputError(f"There is no box called {text.strip()!r}; the boxes are "
+                     f"{', '.join(labels)} (or type the box number).")
+
+
+def parse_scorecard_command(text: str, labels: Sequence[str]) -> Command:
+    """Parse one line typed on a scorecard turn (see :data:`SCORECARD_HELP`).
+
+    Only the syntax is checked here; whether a reroll is left or a box is open is checked
+    against the game by the caller.
+    """
+    low = _fold(text)
+    if not low:
+        raise InputError("Type a command (? for help).")
+    head, _, rest = low.partition(" ")
+    if low in ("?", "help", "h?"):
+        return Command("help")
+    if low in ("q", "quit", "exit"):
+        return Command("quit")
+    if low in ("r", "roll", "reroll"):
+        return Command("hold", ())
+    if head in ("s", "score"):
+        if not rest:
+            raise InputError("Say which box to score, e.g. s Fours or s 4.")
+        return Command("score", box=parse_box(rest, labels))
+    if head in ("h", "hold", "k", "keep"):
+        return Command("hold", parse_positions(rest))
+    if low[0].isdigit():
+        return Command("hold", parse_positions(low))
+    try:
+        k = parse_box(low, labels)
+    except InputError:
+        raise InputError(f"Unknown command {text.strip()!r}: type ? for help.") from None
+    raise InputError(f"To score {labels[k]}, type: s {labels[k]} (or s {k + 1}).")
+
+
+def parse_fivethousand_command(text: str) -> Command:
+    """Parse one line typed on a 5000 decision: ``r`` roll on, ``b`` bank, ``?``, ``q``."""
+    low = _fold(text)
+    if not low:
+        raise InputError("Type r to roll on or b to bank (? for help).")
+    if low in ("?", "help"):
+        return Command("help")
+    if low in ("q", "quit", "exit"):
+        return Command("quit")
+    if low in ("r", "roll", "roll on", "0"):
+        return Command("roll")
+    if low in ("b", "bank", "1"):
+        return Command("bank")
+    raise InputError(f"Unknown command {text.strip()!r}: r rolls on, b banks, ? for help.")
+
+
+# ------------------------------------------------------------------------------------------
+# Terminal input with a timeout
+# ------------------------------------------------------------------------------------------
+class LineReader:
+    """Reads lines from a stream, optionally with a timeout (``select`` on POSIX).
+
+    Bytes are read from the file descriptor directly and buffered here, so a timeout never
+    misses a line sitting in Python's own buffer.  Without a usable descriptor (or on a
+    platform where ``select`` does not take files) timeouts are ignored.
+    """
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        try:
+            self.fd: int | None = stream.fileno()
+        except (AttributeError, OSError, ValueError):
+            self.fd = None
+        self._buffer = b""
+        self._eof = False
+
+    def readline(self, timeout: float | None = None) -> str | None:
+        """The next line without its newline; ``None`` when ``timeout`` seconds pass first.
+
+        Raises ``EOFError`` at the end of the input.
+        """
+        if self.fd is None:
+            line = self.stream.readline()
+            if not line:
+                raise EOFError
+            return line.rstrip("\r\n")
+        while b"\n" not in self._buffer:
+            if self._eof:
+                if self._buffer:
+                    line, self._buffer = self._buffer, b""
+                    return line.decode("utf-8", "replace").rstrip("\r")
+                raise EOFError
+            if timeout is not None:
+                try:
+                    ready, _, _ = select.select([self.fd], [], [], max(timeout, 0.0))
+                except (OSError, ValueError):  # no select on this kind of file
+                    ready = [self.fd]
+                if not ready:
+                    return None
+            chunk = os.read(self.fd, 4096)
+            if not chunk:
+                self._eof = True
+            self._buffer += chunk
+        line, _, self._buffer = self._buffer.partition(b"\n")
+        return line.decode("utf-8", "replace").rstrip("\r")
+
+
+class Terminal:
+    """Output and input of one session."""
+
+    def __init__(self, stdin: TextIO, stdout: TextIO) -> None:
+        self.reader = LineReader(stdin)
+        self.out = stdout
+
+    def say(self, text: str = "") -> None:
+        """Print a line (or several) and flush."""
+        self.out.write(text + "\n")
+        self.out.flush()
+
+    def ask(self, prompt: str, timeout: float | None = None) -> str | None:
+        """Show ``prompt`` and read a line (``None`` on timeout)."""
+        self.out.write(prompt)
+        self.out.flush()
+        line = self.reader.readline(timeout)
+        if line is None:
+            self.out.write("\n")
+            self.out.flush()
+        return line
+
+
+class QuitGame(Exception):
+    """The player typed q."""
+
+
+# ------------------------------------------------------------------------------------------
+# Players
+# ------------------------------------------------------------------------------------------
+def _unique_names(names: Sequence[str]) -> list[str]:
+    out: list[str] = []
+    for name in names:
+        candidate, i = name, 2
+        while candidate in out:
+            candidate, i = f"{name} {i}", i + 1
+        out.append(candidate)
+    return out
+
+
+def _load_fivethousand_optimal() -> Any | None:
+    """The optimal 5000 player/advisor if this installation has one, else ``None``."""
+    import agents
+
+    try:
+        return agents.make("optimal", "fivethousand")
+    except (ValueError, ImportError):
+        pass
+    try:
+        from agents.optimal_fivethousand import OptimalAgent
+    except ImportError:
+        return None
+    try:
+        agent = OptimalAgent("fivethousand")
+    except Exception:  # a missing or broken solver must not stop a game  # noqa: BLE001
+        return None
+    return agent if callable(getattr(agent, "advise", None)) else None
+
+
+def _make_bot(name: str, game: str) -> Any:
+    """A bot for ``game`` (``ValueError`` with a readable message when it does not exist)."""
+    import agents
+
+    if game == "fivethousand" and name == "optimal":
+        bot = _load_fivethousand_optimal()
+        if bot is None:
+            raise ValueError("the optimal 5000 player is not available in this installation; "
+                             f"choose from {agents.available('fivethousand')}")
+        return bot
+    try:
+        return agents.make(name, game)
+    except ImportError as exc:
+        raise ValueError(f"player {name!r} is not available: {exc}") from None
+
+
+# ------------------------------------------------------------------------------------------
+# Scorecard games
+# ------------------------------------------------------------------------------------------
+@dataclass
+class Seat:
+    """One player of a scorecard game: a name, a single-player env and, for a bot, the bot."""
+
+    name: str
+    env: Any
+    bot: Any | None
+    obs: np.ndarray
+    info: dict
+    done: bool = False
+
+
+@dataclass
+class AdviceLog:
+    """The advisor's verdicts on the human's decisions."""
+
+    lower_is_better: bool = False
+    unit: str = "points"
+    losses: list[float] = field(default_factory=list)
+
+    @property
+    def total(self) -> float:
+        """Sum of the costs so far."""
+        return float(sum(self.losses))
+
+
+def _dice_text(dice: Sequence[int]) -> str:
+    return "[" + " ".join(str(int(d)) for d in dice) + "]"
+
+
+def _hold_text(dice: Sequence[int], hold: int) -> str:
+    kept = [int(dice[i]) for i in range(D.N_DICE) if hold >> i & 1]
+    return f"hold {_dice_text(kept)}" if kept else "reroll all"
+
+
+def _action_text(rules: Rules, dice: Sequence[int], action: int, points: np.ndarray) -> str:
+    if action < N_HOLDS:
+        return _hold_text(dice, action)
+    k = action - N_HOLDS
+    return f"score {rules.labels[k]} ({int(points[k])})"
+
+
+def render_scorecards(rules: Rules, seats: Sequence[Seat], now: Seat | None = None) -> str:
+    """Every player's scorecard side by side; with ``now``, a column of what that player's
+    current roll would score in each open box (``*`` marks a legal box)."""
+    width = max(len(label) for label in rules.labels + ("upper bonus",))
+    col = max(7, *(len(s.name) for s in seats))
+    states = [s.env.get_state() for s in seats]
+    cards = [s.env.score_breakdown() for s in seats]
+    head = f"  {'#':>2}  {'box':<{width}}" + "".join(f"  {s.name:>{col}}" for s in seats)
+    if now is not None:
+        head += "     now"
+    lines = [head]
+    last_upper = int(np.flatnonzero(rules.tables.is_upper)[-1])
+    legal = now.info["action_mask"][N_HOLDS:].astype(bool) if now is not None else None
+    for k, label in enumerate(rules.labels):
+        row = f"  {k + 1:>2}  {label:<{width}}"
+        for st in states:
+            v = st["scores"][k]
+            row += f"  {'.' if v is None else str(v):>{col}}"
+        if now is not None and states[seats.index(now)]["scores"][k] is None:
+            pts = int(now.info["box_points"][k])
+            row += f"  {pts:+5d} *" if legal[k] else "      -"
+        lines.append(row)
+        if k == last_upper:
+            lines.append(f"      {'upper total':<{width}}"
+                         + "".join(f"  {c['upper']:>{col}}" for c in cards))
+            lines.append(f"      {'upper bonus':<{width}}"
+                         + "".join(f"  {c['upper_bonus']:>{col}}" for c in cards)
+                         + f"   (at {rules.upper_bonus_threshold})")
+    if rules.five_kind_bonus:
+        name = f"{rules.labels[rules.five_kind_box]} bonus"
+        lines.append(f"      {name:<{width}}" + "".join(f"  {c['penta_bonus']:>{col}}"
+                                                         for c in cards))
+    lines.append(f"      {'TOTAL':<{width}}" + "".join(f"  {c['total']:>{col}}" for c in cards))
+    return "\n".join(lines)
+
+
+def _totals_line(seats: Sequence[Seat]) -> str:
+    return "Totals: " + " | ".join(f"{s.name} {s.env.score_breakdown()['total']}"
+                                   for s in seats)
+
+
+def _dice_lines(dice: Sequence[int]) -> str:
+    faces = "".join(f"[{int(d)}] " for d in dice)
+    pos = "".join(f" {i + 1}  " for i in range(len(dice)))
+    return f"Dice:     {faces.rstrip()}\nPosition: {pos.rstrip()}"
+
+
+class ScorecardGame:
+    """A game of a scorecard preset: the human and the bots in rotation."""
+
+    def __init__(self, rules: Rules, term: Terminal, opponents: Sequence[str], seed: int | None,
+                 auto_seconds: float, advise: bool) -> None:
+        from dice_env.scorecard.env import ScorecardEnv
+
+        self.rules = rules
+        self.term = term
+        self.auto_seconds = float(auto_seconds)
+        seq = np.random.SeedSequence(seed)
+        seeds = [int(s.generate_state(1)[0]) for s in seq.spawn(2 * (len(opponents) + 1))]
+        names = _unique_names(["you", *opponents])
+        self.seats: list[Seat] = []
+        for i, name in enumerate(names):
+            bot = None
+            if i > 0:
+                bot = _make_bot(opponents[i - 1], rules.name)
+                bot.seed(seeds[2 * i + 1])
+            # The human may hold any positions (canonical_holds=False); bots get the usual mask.
+            env = ScorecardEnv(rules, canonical_holds=bot is not None)
+            obs, info = env.reset(seed=seeds[2 * i])
+            self.seats.append(Seat(name, env, bot, obs, info))
+        self.human = self.seats[0]
+        self.advisor = None
+        self.log = AdviceLog()
+        if advise:
+            from agents.optimal import OptimalAgent
+
+            self.advisor = OptimalAgent(rules)
+
+    # -- one step ----------------------------------------------------------------------
+    def _step(self, seat: Seat, action: int) -> float:
+        seat.obs, reward, terminated, truncated, seat.info = seat.env.step(int(action))
+        seat.done = terminated or truncated
+        return float(reward)
+
+    def _bot_turn(self, seat: Seat) -> None:
+        dice = seat.env.get_state()["dice"]
+        parts = [f"{seat.name} rolls {_dice_text(dice)}"]
+        while not seat.done:
+            action = int(seat.bot.act(seat.obs, seat.info["action_mask"]))
+            if action >= N_HOLDS:
+                k = action - N_HOLDS
+                reward = self._step(seat, action)
+                parts.append(f"scores {int(reward)} in {self.rules.labels[k]} "
+                             f"(total {seat.env.score_breakdown()['total']})")
+                break
+            kept = _hold_text(dice, action)
+            self._step(seat, action)
+            dice = seat.env.get_state()["dice"]
+            parts.append(f"{kept} -> {_dice_text(dice)}")
+        self.term.say("  . " + "; ".join(parts))
+
+    # -- the human's turn ----------------------------------------------------------------
+    def _show(self, round_no: int, roll_no: int) -> None:
+        r, h = self.rules, self.human
+        st = h.env.get_state()
+        self.term.say("")
+        self.term.say(f"=== {r.name} - round {round_no} of {r.n_boxes} - your turn, roll "
+                      f"{roll_no} of {r.rolls_per_turn} ===")
+        self.term.say(render_scorecards(r, self.seats, now=h))
+        self.term.say(_totals_line(self.seats))
+        self.term.say(_dice_lines(st["dice"]))
+        self.term.say(f"Rerolls left: {st['rolls_left']}")
+        if h.info.get("must_scratch"):
+            self.term.say(MUST_SCRATCH_WARNING)
+
+    def _advice(self) -> dict[int, float] | None:
+        if self.advisor is None:
+            return None
+        h = self.human
+        st = h.env.get_state()
+        values = self.advisor.advise(st, canonical_holds=True)
+        self.term.say("Advisor (expected final score of each option, best first):")
+        shown = list(values)[:TOP_ADVICE]
+        best_box = next((a for a in values if a >= N_HOLDS), None)
+        if best_box is not None and best_box not in shown:
+            shown.append(best_box)  # always show the best box to score in
+        for a in shown:
+            text = _action_text(self.rules, st["dice"], a, h.info["box_points"])
+            self.term.say(f"  {values[a]:8.2f}  {text}")
+        if len(values) > len(shown):
+            self.term.say(f"  ... and {len(values) - len(shown)} more options")
+        return values
+
+    def _judge(self, values: dict[int, float] | None, action: int, dice: Sequence[int],
+               points: np.ndarray) -> None:
+        if values is None:
+            return
+        key = action
+        if action < N_HOLDS:
+            key = D.canonical_hold(int(D.roll_index(np.asarray(dice))), action)
+        best_action, best = next(iter(values.items()))
+        mine = values.get(key, best)
+        cost = max(best - mine, 0.0)
+        self.log.losses.append(cost)
+        self.term.say(f"Advisor: your choice ({_action_text(self.rules, dice, action, points)}) "
+                      f"is worth {mine:.2f}; best {best:.2f} "
+                      f"({_action_text(self.rules, dice, best_action, points)}); "
+                      f"cost of your choice: {cost:.2f}")
+
+    def _read_action(self) -> int:
+        """Ask until the player gives a legal action (or the auto-score timer runs out)."""
+        h, r = self.human, self.rules
+        st = h.env.get_state()
+        mask = h.info["action_mask"].astype(bool)
+        timed = st["rolls_left"] == 0 and self.auto_seconds > 0
+        while True:
+            prompt = PROMPT
+            if timed:
+                prompt = f"your move (auto-score in {self.auto_seconds:g}s)> "
+            line = self.term.ask(prompt, self.auto_seconds if timed else None)
+            if line is None:
+                from agents.scorecard_bots import computer_choice
+
+                box = int(computer_choice(r, st))
+                self.term.say(f"No choice within {self.auto_seconds:g}s: the computer's "
+                              f"choice, {r.labels[box]}, is scored for you.")
+                return N_HOLDS + box
+            try:
+                cmd = parse_scorecard_command(line, r.labels)
+            except InputError as exc:
+                self.term.say(str(exc))
+                continue
+            if cmd.kind == "help":
+                self.term.say(SCORECARD_HELP)
+                continue
+            if cmd.kind == "quit":
+                raise QuitGame
+            if cmd.kind == "hold":
+                if st["rolls_left"] == 0:
+                    self.term.say("No rerolls left: score this roll (s BOX).")
+                    continue
+                action = D.hold_bits(cmd.positions)
+            else:
+                k = int(cmd.box)
+                if st["scores"][k] is not None:
+                    self.term.say(f"{r.labels[k]} is already filled ({st['scores'][k]}); "
+                                  "choose an open box.")
+                    continue
+                action = N_HOLDS + k
+            if not mask[action]:
+                boxes = [r.labels[k] for k in np.flatnonzero(mask[N_HOLDS:])]
+                self.term.say(f"Not allowed here (the Joker rule); legal boxes: "
+                              f"{', '.join(boxes)}.")
+                continue
+            return action
+
+    def _human_turn(self, round_no: int) -> None:
+        h, r = self.human, self.rules
+        roll_no = 1
+        while not h.done:
+            self._show(round_no, roll_no)
+            values = self._advice()
+            self.term.say("Hold dice and reroll (h 1 3 4), r reroll all, s BOX score, "
+                          "? help, q quit.")
+            st = h.env.get_state()
+            points = h.info["box_points"].copy()
+            action = self._read_action()
+            self._judge(values, action, st["dice"], points)
+            reward = self._step(h, action)
+            if action >= N_HOLDS:
+                self.term.say(f"You score {int(reward)} in {r.labels[action - N_HOLDS]} "
+                              f"(total {h.env.score_breakdown()['total']}).")
+                return
+            self.term.say(f"You {_hold_text(st['dice'], action)} and roll "
+                          f"{_dice_text(h.env.get_state()['dice'])}.")
+            roll_no += 1
+
+    def play(self) -> int:
+        """Play the whole game; returns the exit status."""
+        r = self.rules
+        if self.advisor is not None:
+            self.term.say(f"Advisor on: the optimal player's expected final score from a new "
+                          f"game is {self.advisor.expected_score:.2f}.")
+        try:
+            for round_no in range(1, r.n_boxes + 1):
+                for seat in self.seats:
+                    if seat.done:
+                        continue
+                    if seat.bot is None:
+                        self._human_turn(round_no)
+                    else:
+                        self._bot_turn(seat)
+        except QuitGame:
+            self.term.say("You quit the game.")
+            self.term.say(_totals_line(self.seats))
+            return 0
+        self.term.say("")
+        self.term.say(f"=== {r.name} - game over ===")
+        self.term.say(render_scorecards(r, self.seats))
+        self.term.say(_totals_line(self.seats))
+        totals = [s.env.score_breakdown()["total"] for s in self.seats]
+        self.term.say(f"Final total: {totals[0]}")
+        if len(self.seats) > 1:
+            best = max(totals)
+            winners = [s.name for s, t in zip(self.seats, totals) if t == best]
+            self.term.say(("Winner: " if len(winners) == 1 else "Tie: ") + ", ".join(winners))
+        if self.advisor is not None:
+            self.term.say(f"Total expected loss of your game: {self.log.total:.2f} points "
+                          f"over {len(self.log.losses)} decisions (optimal play expects "
+                          f"{self.advisor.expected_score:.2f} from the start).")
+        return 0
+
+
+# ------------------------------------------------------------------------------------------
+# 5000
+# ------------------------------------------------------------------------------------------
+class FiveThousandGame:
+    """A game of 5000: the human at seat 0 against the bots (alone: the solo env)."""
+
+    def __init__(self, term: Terminal, opponents: Sequence[str], seed: int | None,
+                 advise: bool) -> None:
+        from dice_env.fivethousand.env import FiveThousandEnv
+        from dice_env.fivethousand.solo import FiveThousandSoloEnv
+
+        self.term = term
+        self.seed = seed
+        if opponents:
+            bots = [_make_bot(name, "fivethousand") for name in opponents]
+            self.env = FiveThousandEnv(num_players=1 + len(bots), agent_seat=0, opponents=bots)
+        else:
+            self.env = FiveThousandSoloEnv()
+        self.rules = self.env.rules
+        self.names = _unique_names(["you", *opponents])
+        self.solo = not opponents
+        self.log = AdviceLog(lower_is_better=self.solo,
+                             unit="turns" if self.solo else "percentage points of win chance")
+        self.advisor = None
+        self.advise = advise
+        if advise:
+            self.advisor = _load_fivethousand_optimal()
+
+    def _show(self, state: dict, events: list[dict]) -> None:
+        from dice_env.fivethousand.render import render_game
+        from dice_env.fivethousand.state import state_from_dict
+
+        st, _ = state_from_dict(self.rules, state, len(self.names))
+        self.term.say("")
+        self.term.say(render_game(self.rules, st, names=self.names, events=events).rstrip())
+
+    def _advice(self, state: dict) -> dict[int, float] | None:
+        if self.advisor is None:
+            return None
+        values = self.advisor.advise(state)
+        if self.solo:
+            self.term.say("Advisor (expected turns still to play, fewest first):")
+            for a, v in values.items():
+                self.term.say(f"  {v:8.2f}  {'bank' if a == 1 else 'roll on'}")
+        else:
+            guide = "" if len(self.names) == 2 else " (a two-player guide vs the leader)"
+            self.term.say(f"Advisor (your win probability after each option{guide}):")
+            for a, v in values.items():
+                self.term.say(f"  {100 * v:7.2f}%  {'bank' if a == 1 else 'roll on'}")
+        return values
+
+    def _judge(self, values: dict[int, float] | None, action: int) -> None:
+        if values is None:
+            return
+        best_action, best = next(iter(values.items()))
+        mine = values.get(action, best)
+        if self.solo:
+            cost = max(mine - best, 0.0)
+            self.term.say(f"Advisor: cost of your choice: {cost:.2f} turns")
+        else:
+            cost = max(best - mine, 0.0) * 100
+            self.term.say(f"Advisor: cost of your choice: {cost:.2f} percentage points")
+        self.log.losses.append(cost)
+
+    def _read_action(self, mask: np.ndarray, state: dict) -> int:
+        from dice_env.fivethousand import rules as R
+
+        while True:
+            line = self.term.ask("roll on or bank [r/b]> ")
+            try:
+                cmd = parse_fivethousand_command(line or "")
+            except InputError as exc:
+                self.term.say(str(exc))
+                continue
+            if cmd.kind == "help":
+                self.term.say(FIVE_THOUSAND_HELP)
+                continue
+            if cmd.kind == "quit":
+                raise QuitGame
+            action = 1 if cmd.kind == "bank" else 0
+            if not mask[action]:
+                total = state["turn_total"] + int(
+                    R.ROLL_POINTS[int(R.roll_index_of(R.pad_dice(state["dice"])))])
+                why = R.bank_refusal(self.rules, state["scores"][0], total) or "not allowed"
+                self.term.say(f"You cannot bank now: {why}. Type r to roll on.")
+                continue
+            return action
+
+    def _final(self, info: dict) -> None:
+        self.term.say("")
+        self.term.say("=== 5000 - game over ===")
+        for line in info.get("events", []):
+            from dice_env.fivethousand.render import describe_event
+
+            self.term.say("  . " + describe_event(line, self.names))
+        scores = info.get("scores", [])
+        self.term.say("Scores: " + " | ".join(f"{n} {s}" for n, s in zip(self.names, scores)))
+        winner = info.get("winner")
+        if self.solo:
+            done = scores and scores[0] == self.rules.target
+            self.term.say(f"You reached {self.rules.target} in {info.get('turns')} turns." if done
+                          else "Out of turns.")
+        elif winner is not None and winner >= 0:
+            self.term.say(f"Winner: {self.names[int(winner)]}")
+        if self.advise:
+            if self.advisor is None:
+                return
+            self.term.say(f"Total expected loss of your game: {self.log.total:.2f} "
+                          f"{self.log.unit} over {len(self.log.losses)} decisions.")
+
+    def play(self) -> int:
+        """Play the whole game; returns the exit status."""
+        if self.advise and self.advisor is None:
+            self.term.say("No optimal 5000 advisor is available in this installation: no "
+                          "advice will be shown.")
+        obs, info = self.env.reset(seed=self.seed)
+        done = False
+        try:
+            while not done:
+                state = self.env.get_state()
+                self._show(state, info.get("events", []))
+                values = self._advice(state)
+                mask = info["action_mask"].astype(bool)
+                action = self._read_action(mask, state)
+                self._judge(values, action)
+                obs, _, terminated, truncated, info = self.env.step(action)
+                done = terminated or truncated
+        except QuitGame:
+            self.term.say("You quit the game.")
+            scores = self.env.get_state()["scores"]
+            self.term.say("Scores: " + " | ".join(f"{n} {s}" for n, s in zip(self.names, scores)))
+            return 0
+        self._final(info)
+        return 0
+
+
+# ------------------------------------------------------------------------------------------
+# Command line
+# ------------------------------------------------------------------------------------------
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="dice-play",
+        description="Play Penta, Dice Poker or 5000 in the terminal, alone or against bots.",
+        epilog="Scorecard bots: random, greedy, heuristic, optimal. 5000 bots: random, "
+               "threshold, heuristic (and optimal when installed). Type ? in the game for "
+               "the commands.")
+    p.add_argument("game", help="penta, dice-poker (or another scorecard preset: "
+                   f"{', '.join(sorted(PRESETS))}) or 5000")
+    p.add_argument("--opponents", default="", metavar="NAMES",
+                   help="comma-separated bots to play against, e.g. heuristic,optimal "
+                        "(default: play alone)")
+    p.add_argument("--advise", action="store_true",
+                   help="show the optimal player's value of each option and the cost of "
+                        "your choices")
+    p.add_argument("--auto-seconds", type=float, default=3.0, metavar="S",
+                   help="after the last roll, score the computer's choice if you type "
+                        "nothing for S seconds (0 disables; default 3; scorecard games)")
+    p.add_argument("--seed", type=int, default=None, help="seed for a reproducible game")
+    return p
+
+
+def _resolve_game(name: str) -> str:
+    low = name.lower()
+    if low in FIVE_THOUSAND_NAMES:
+        return "fivethousand"
+    low = GAME_ALIASES.get(low, low)
+    if low in PRESETS:
+        return low
+    raise ValueError(f"unknown game {name!r}; choose penta, dice-poker, 5000 or a preset "
+                     f"({', '.join(sorted(PRESETS))})")
+
+
+def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None,
+         stdout: TextIO | None = None) -> int:
+    """Run the interactive player; returns the exit status (0 also after ``q``, 2 for bad
+    options, 130 after Ctrl-C)."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    term = Terminal(stdin or sys.stdin, stdout or sys.stdout)
+    opponents = [o.strip().lower() for o in args.opponents.split(",") if o.strip()]
+    if args.auto_seconds < 0:
+        parser.error("--auto-seconds must be 0 (off) or more")
+    try:
+        game = _resolve_game(args.game)
+        if game == "fivethousand":
+            if len(opponents) > 7:
+                raise ValueError("5000 seats at most 7 bots")
+            session: ScorecardGame | FiveThousandGame = FiveThousandGame(
+                term, opponents, args.seed, args.advise)
+        else:
+            session = ScorecardGame(get_rules(game), term, opponents, args.seed,
+                                    args.auto_seconds, args.advise)
+    except ValueError as exc:
+        parser.error(str(exc))
+    try:
+        return session.play()
+    except EOFError:
+        term.say("\nEnd of input: game abandoned.")
+        return 0
+    except KeyboardInterrupt:
+        term.say("\nInterrupted.")
+        return 130
+    except BrokenPipeError:  # the output was closed (e.g. piped into head): stop quietly
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+        return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,257 @@
+"""The interactive terminal player (``python -m dice_env.play``): parser, in-process games,
+and whole games driven through a pseudo-terminal with pexpect."""
+
+from __future__ import annotations
+
+import io
+import re
+import sys
+
+import pytest
+
+from agents.play_cli import (
+    Command,
+    InputError,
+    main,
+    parse_box,
+    parse_fivethousand_command,
+    parse_positions,
+    parse_scorecard_command,
+)
+from dice_env.scorecard.render import MUST_SCRATCH_WARNING
+from dice_env.scorecard.rules import get_rules
+
+try:
+    import pexpect
+except ImportError:  # pragma: no cover - the pty tests skip, the others still run
+    pexpect = None
+
+PENTA = get_rules("penta").labels
+POKER = get_rules("dice-poker").labels
+PROMPT = "your move> "
+
+
+# -- the input parser ------------------------------------------------------------------------
+@pytest.mark.parametrize("text, expected", [
+    ("h 1 3 4", Command("hold", (0, 2, 3))),
+    ("1 3 4", Command("hold", (0, 2, 3))),
+    ("134", Command("hold", (0, 2, 3))),
+    ("hold 4,1", Command("hold", (0, 3))),
+    ("  H  5 ", Command("hold", (4,))),
+    ("r", Command("hold", ())),
+    ("s Fours", Command("score", box=3)),
+    ("s 4", Command("score", box=3)),
+    ("score fo", Command("score", box=3)),
+    ("s carre", Command("score", box=7)),
+    ("s Carré", Command("score", box=7)),
+    ("s petite", Command("score", box=9)),
+    ("s grandesuite", Command("score", box=10)),
+    ("s 13", Command("score", box=12)),
+    ("?", Command("help")),
+    ("Q", Command("quit")),
+])
+def test_parse_scorecard_command(text: str, expected: Command) -> None:
+    assert parse_scorecard_command(text, PENTA) == expected
+
+
+@pytest.mark.parametrize("text, message", [
+    ("", "Type a command"),
+    ("xyz", "Unknown command"),
+    ("h", "Say which dice"),
+    ("h 1 6", "no die 6"),
+    ("h 0", "no die 0"),
+    ("h 2 2", "listed twice"),
+    ("12345", "Holding all five"),
+    ("h a", "not a die position"),
+    ("s", "Say which box"),
+    ("s 14", "no box 14"),
+    ("s zz", "no box called"),
+    ("s t", "could be"),
+    ("fours", "type: s Fours"),
+])
+def test_parse_scorecard_errors(text: str, message: str) -> None:
+    with pytest.raises(InputError, match=message):
+        parse_scorecard_command(text, PENTA)
+
+
+def test_parse_box_dice_poker_and_positions() -> None:
+    with pytest.raises(InputError, match="could be Twos, Two pairs"):
+        parse_box("two", POKER)
+    assert POKER[parse_box("twos", POKER)] == "Twos"
+    assert POKER[parse_box("two pairs", POKER)] == "Two pairs"
+    assert POKER[parse_box("Poker", POKER)] == "Poker"
+    assert parse_positions("5 1") == (0, 4)
+
+
+def test_parse_fivethousand_command() -> None:
+    assert parse_fivethousand_command("r") == Command("roll")
+    assert parse_fivethousand_command(" Bank ") == Command("bank")
+    assert parse_fivethousand_command("?") == Command("help")
+    assert parse_fivethousand_command("q") == Command("quit")
+    for bad in ("", "x", "rb"):
+        with pytest.raises(InputError):
+            parse_fivethousand_command(bad)
+
+
+# -- in-process games (stdin/stdout as strings) ----------------------------------------------
+def _run(argv: list[str], lines: list[str]) -> tuple[int, str]:
+    out = io.StringIO()
+    code = main(argv, stdin=io.StringIO("".join(x + "\n" for x in lines)), stdout=out)
+    return code, out.getvalue()
+
+
+def test_in_process_game_is_reproducible() -> None:
+    moves = [f"s {k}" for k in range(1, 16)]  # box k in round k is always legal
+    code, first = _run(["dice-poker", "--seed", "5", "--auto-seconds", "0"], moves)
+    assert code == 0
+    assert "game over" in first and "Final total:" in first
+    _, second = _run(["dice-poker", "--seed", "5", "--auto-seconds", "0"], moves)
+    assert first == second
+
+
+def test_bad_options_and_eof() -> None:
+    with pytest.raises(SystemExit) as exc:
+        _run(["chess"], [])
+    assert exc.value.code == 2
+    with pytest.raises(SystemExit) as exc:
+        _run(["penta", "--opponents", "nobody"], [])
+    assert exc.value.code == 2
+    code, text = _run(["penta", "--seed", "1"], ["?", "h 9"])  # then end of input
+    assert code == 0
+    assert "Commands" in text and "no die 9" in text and "End of input" in text
+
+
+def test_rule_errors_are_messages() -> None:
+    code, text = _run(["penta", "--seed", "1", "--auto-seconds", "0"],
+                      ["s 1", "s 1", "r", "r", "h 1", "q"])
+    assert code == 0
+    assert "Aces is already filled" in text
+    assert "No rerolls left" in text
+    assert "You quit the game." in text
+
+
+def test_fivethousand_in_process_quit() -> None:
+    code, text = _run(["5000", "--seed", "2"], ["zz", "r", "q"])
+    assert code == 0
+    assert "Unknown command 'zz'" in text and "You quit the game." in text
+
+
+# -- through a pseudo-terminal -----------------------------------------------------------------
+def _spawn(*args: str, timeout: float = 30):
+    if pexpect is None:
+        pytest.skip("pexpect is not installed")
+    child = pexpect.spawn(sys.executable, ["-m", "dice_env.play", *args], encoding="utf-8",
+                          timeout=timeout, dimensions=(60, 120))
+    return child
+
+
+def test_pty_whole_penta_game_with_bots_and_advice() -> None:
+    child = _spawn("penta", "--seed", "1", "--opponents", "heuristic,optimal", "--advise",
+                   "--auto-seconds", "0")
+    try:
+        child.expect("Advisor on")
+        child.expect(PROMPT)
+        screen = child.before
+        assert "Aces" in screen and "TOTAL" in screen and "Totals: you 0 | heuristic 0" in screen
+        assert "Advisor (expected final score" in screen
+        child.sendline("what")  # a mistyped input: a message, and the game goes on
+        child.expect("Unknown command 'what'")
+        child.expect(PROMPT)
+        child.sendline("h 1 2")
+        child.expect("cost of your choice: ")
+        child.expect("You hold")
+        child.expect(PROMPT)
+        for k in range(1, 14):
+            child.sendline(f"s {k}")
+            child.expect(r"You score \d+ in ")
+            if k < 13:
+                child.expect(PROMPT)
+                screen = child.before
+        # Round 13: only Penta is open, and this seed's roll is no Penta.
+        assert MUST_SCRATCH_WARNING in screen and "round 13 of 13" in screen
+        child.expect("game over")
+        child.expect(r"Final total: (\d+)")
+        total = int(child.match.group(1))
+        tail = child.before
+        child.expect(r"Total expected loss of your game: ([0-9.]+) points over 14 decisions")
+        assert float(child.match.group(1)) > 0
+        child.expect(pexpect.EOF)
+    finally:
+        child.close()
+    assert child.exitstatus == 0
+    final_totals = re.findall(r"Totals: you (\d+) \| heuristic (\d+) \| optimal (\d+)", tail)
+    assert final_totals and int(final_totals[-1][0]) == total
+
+
+def test_pty_auto_score_after_last_roll() -> None:
+    child = _spawn("penta", "--seed", "3", "--auto-seconds", "1")
+    try:
+        child.expect(PROMPT)
+        child.sendline("r")
+        child.expect(PROMPT)
+        child.sendline("r")
+        child.expect(r"auto-score in 1s\)> ")  # the last roll: wait and let the computer score
+        child.expect(r"No choice within 1s: the computer's choice, (.+), is scored for you\.")
+        box = child.match.group(1).strip()
+        child.expect(rf"You score \d+ in {re.escape(box)}")
+        child.expect(PROMPT)  # round 2
+        assert "round 2 of 13" in child.before
+        child.sendline("q")
+        child.expect("You quit the game.")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close()
+    assert child.exitstatus == 0
+
+
+def test_pty_fivethousand_against_a_bot() -> None:
+    child = _spawn("5000", "--seed", "7", "--opponents", "heuristic", "--advise")
+    ended = False
+    decisions = 0
+    try:
+        while decisions < 400:
+            i = child.expect([r"roll on or bank \[r/b\]> ", "game over"])
+            if i == 1:
+                ended = True
+                break
+            screen = child.before
+            if decisions == 0:
+                assert "you" in screen and "heuristic" in screen and "Turn total" in screen
+                assert ("Advisor (your win probability" in screen
+                        or "No optimal 5000 advisor" in screen)
+            decisions += 1
+            child.sendline("b" if "Bank: allowed" in screen else "r")
+        if ended:
+            child.expect(r"Winner: (you|heuristic)")
+        else:
+            child.sendline("q")
+            child.expect("You quit the game.")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close()
+    assert decisions >= 3
+    assert child.exitstatus == 0
+
+
+def test_line_reader_timeout_on_a_pipe() -> None:
+    import os
+
+    from agents.play_cli import LineReader
+
+    r, w = os.pipe()
+    with os.fdopen(r, "r") as stream:
+        reader = LineReader(stream)
+        assert reader.readline(0.05) is None  # nothing typed: a timeout
+        os.write(w, b"s fours\nq")
+        assert reader.readline(0.05) == "s fours"
+        os.close(w)
+        assert reader.readline(1.0) == "q"  # a last line without newline
+        with pytest.raises(EOFError):
+            reader.readline(1.0)
+
+
+def test_fivethousand_solo_with_advice() -> None:
+    code, text = _run(["5000", "--seed", "3", "--advise"], ["r", "q"])
+    assert code == 0 and "You quit the game." in text
+    # The optimal 5000 advisor is optional: either its values or a note that it is absent.
+    assert "Advisor (expected turns" in text or "No optimal 5000 advisor" in text
