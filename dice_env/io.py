@@ -10,6 +10,12 @@ from pathlib import Path
 from typing import BinaryIO
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 @contextlib.contextmanager
 def atomic_open(path: str | os.PathLike) -> Iterator[BinaryIO]:
     """Open a temporary file beside ``path`` for binary writing; on success it replaces ``path``.
@@ -25,6 +31,7 @@ def atomic_open(path: str | os.PathLike) -> Iterator[BinaryIO]:
             yield f
             f.flush()
             os.fsync(f.fileno())
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; give the usual permissions
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
