@@ -50,6 +50,8 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--run-dir", type=Path, default=None)
     parser.add_argument("--resume", action="store_true", help="continue from the checkpoint")
     parser.add_argument("--export", type=Path, default=None, help="copy the final model here")
+    parser.add_argument("--init-from", type=Path, default=None,
+                        help="start a new run from this model's weights (a curriculum stage)")
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--threads", type=int, default=None, help="torch threads")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -77,7 +79,13 @@ def main(argv: list[str] | None = None) -> dict:
             sys.exit(f"{run_dir} already holds a run: pass --resume to continue it, or choose "
                      "another --run-dir")
         model = build_model(config, args.seed, run_dir, args.device)
-        extra = {"game": args.game, "seed": args.seed, "config": config}
+        if args.init_from:
+            from sb3_contrib import MaskablePPO
+
+            model.policy.load_state_dict(
+                MaskablePPO.load(args.init_from, device=args.device).policy.state_dict())
+        extra = {"game": args.game, "seed": args.seed, "config": config,
+                 "init_from": str(args.init_from) if args.init_from else None}
     segment = len(list((run_dir / "logs").glob("segment-*"))) if (run_dir / "logs").exists() \
         else 0
     model.set_logger(configure(str(run_dir / "logs" / f"segment-{segment}"),
