@@ -60,6 +60,7 @@ _REGISTRY: dict[str, dict[str, str]] = {
         "random": "agents.fivethousand_bots:RandomAgent",
         "threshold": "agents.fivethousand_bots:ThresholdAgent",
         "heuristic": "agents.fivethousand_bots:HeuristicAgent",
+        "optimal": "agents.optimal_fivethousand:OptimalAgent",
         "ppo": "agents.ppo:PPOAgent",
     },
 }

@@ -280,6 +280,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=0, help="numba threads (default: all)")
     parser.add_argument("--no-variants", action="store_true",
                         help="skip the table of Joker readings on the Yahtzee card")
+    parser.add_argument("--no-fivethousand", action="store_true",
+                        help="skip the 5000 section")
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
     args = parser.parse_args(argv)
     args.argv = list(sys.argv[1:] if argv is None else argv)
@@ -290,9 +292,17 @@ def main(argv: list[str] | None = None) -> int:
 
         numba.set_num_threads(args.threads)
     report = run(args)
+    text = markdown(report)
+    if not args.no_fivethousand:
+        from agents.solvers.fivethousand_report import fivethousand_report
+
+        section, report["fivethousand"] = fivethousand_report(
+            args.games, args.seed, cache_dir=args.cache_dir, threads=args.threads or None,
+            progress=not args.quiet)
+        text = text.rstrip("\n") + "\n\n" + section.rstrip("\n") + "\n"
     out = Path(args.out_dir)
     atomic_write_text(out / "optimal.json", json.dumps(report, indent=2) + "\n")
-    atomic_write_text(out / "optimal.md", markdown(report))
+    atomic_write_text(out / "optimal.md", text)
     for r in report["results"]:
         print(f"{r['game']:20s} DP {r['expected_score']:.4f}  sim {r['simulated_mean']:.2f} "
               f"± {r['standard_error']:.2f} (z {r['z']:+.2f})  solve {r['solve']['seconds']:.2f}"

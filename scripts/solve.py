@@ -86,15 +86,29 @@ def _scorecard_solvers() -> dict[str, Callable[[str, argparse.Namespace], dict]]
     return {name: solve_scorecard_game for name in PRESETS}
 
 
+def solve_fivethousand_game(game: str, args: argparse.Namespace) -> dict:
+    """Two-player win probability and solo fewest turns of 5000 (both solves, cached)."""
+    from agents.solvers.fivethousand_vi import solve_fivethousand_summary
+
+    return solve_fivethousand_summary(cache_dir=args.cache_dir, force=args.force,
+                                      use_cache=not args.no_cache,
+                                      threads=args.threads or None, progress=args.progress)
+
+
 def solvers() -> dict[str, Callable[[str, argparse.Namespace], dict]]:
     """Game name -> solver.  Each game family registers its games here."""
     table = {}
     table.update(_scorecard_solvers())
+    table["fivethousand"] = solve_fivethousand_game
     return table
 
 
 def describe(record: dict) -> str:
     """The human-readable lines of one result record."""
+    if record["game"] == "fivethousand":
+        from agents.solvers.fivethousand_vi import describe_fivethousand
+
+        return describe_fivethousand(record)
     lines = [f"{record['game']}: optimal expected score {record['expected_score']:.4f}"]
     if record["source"] == "cache":
         lines.append(f"  loaded from the cache in {record['seconds']:.2f} s "
