@@ -25,6 +25,12 @@ FIVE_THOUSAND_IDS = {
     "dice_env/FiveThousandSolo-v0": "dice_env.fivethousand.solo:FiveThousandSoloEnv",
 }
 
+#: Gymnasium id -> vector entry point (the natively batched env) of the 5000 environments.
+FIVE_THOUSAND_VECTOR_ENTRY_POINTS = {
+    "dice_env/FiveThousand-v0": "dice_env.fivethousand.vector:FiveThousandVectorEnv",
+    "dice_env/FiveThousandSolo-v0": "dice_env.fivethousand.vector:FiveThousandSoloVectorEnv",
+}
+
 
 def _register_all() -> None:
     for env_id, game in SCORECARD_IDS.items():
@@ -37,7 +43,8 @@ def _register_all() -> None:
             )
     for env_id, entry_point in FIVE_THOUSAND_IDS.items():
         if env_id not in gymnasium.registry:
-            gymnasium.register(id=env_id, entry_point=entry_point)
+            gymnasium.register(id=env_id, entry_point=entry_point,
+                               vector_entry_point=FIVE_THOUSAND_VECTOR_ENTRY_POINTS[env_id])
 
 
 _register_all()

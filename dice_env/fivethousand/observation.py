@@ -115,6 +115,9 @@ def encode_observation(rules: FiveThousandRules, state: FiveThousandState, seat,
     return obs
 
 
+_COUNT_CODE_WEIGHTS = 6 ** np.arange(6)
+
+
 def decode_observation(rules: FiveThousandRules, obs: np.ndarray) -> dict[str, np.ndarray]:
     """Invert :func:`encode_observation` (leading batch axis if ``obs`` is 2-D).
 
@@ -125,28 +128,38 @@ def decode_observation(rules: FiveThousandRules, obs: np.ndarray) -> dict[str, n
     """
     o = np.asarray(obs, dtype=np.float64)
     p = num_players_of(o.shape[-1])
-    s = observation_slices(p)
     target = rules.target
+    b = 3 * p  # the turn entries, in the order of observation_slices (contiguous blocks)
 
     def points(x):
         return (np.rint(x * target / 50.0) * 50).astype(np.int64)
 
-    def one(name):
-        return o[..., s[name].start]
+    def columns(block):  # a block's columns: arrays per row, numpy scalars for one observation
+        return block.T if block.ndim <= 2 else np.moveaxis(block, -1, 0)
 
-    counts = np.rint(o[..., s["face_counts"]] * 5).astype(np.int64)
-    to_move = o[..., s["to_move"]]
+    turn_before, roll_points, turn_total = columns(points(o[..., b:b + 3]))
+    dice = np.rint(o[..., b + 3:b + 11] * 5).astype(np.int64)       # thrown, 6 counts, left
+    dice_columns = columns(dice)
+    can_bank, overshoot = columns(o[..., b + 11:b + 13] > 0.5)
+    counts = dice[..., 1:7]
+    to_move = o[..., 2 * p:b]
+    mover = np.argmax(to_move, axis=-1)
+    # the one-hot's largest entry (numpy's max over a short last axis is slow)
+    if to_move.ndim == 2:
+        top = to_move[np.arange(to_move.shape[0]), mover]
+    else:
+        top = np.take_along_axis(to_move, np.expand_dims(mover, -1), axis=-1)[..., 0]
     return {
-        "scores": points(o[..., s["score"]]),
-        "entered": o[..., s["entered"]] > 0.5,
-        "to_move": np.where(to_move.max(axis=-1) > 0.5, np.argmax(to_move, axis=-1), -1),
-        "turn_before": points(one("turn_before")),
-        "roll_points": points(one("roll_points")),
-        "turn_total": points(one("turn_total")),
-        "dice_thrown": np.rint(one("dice_thrown") * 5).astype(np.int64),
+        "scores": points(o[..., :p]),
+        "entered": o[..., p:2 * p] > 0.5,
+        "to_move": np.where(top > 0.5, mover, -1),
+        "turn_before": turn_before,
+        "roll_points": roll_points,
+        "turn_total": turn_total,
+        "dice_thrown": dice_columns[0],
         "face_counts": counts,
-        "roll": D.KEEP_INDEX_BY_COUNTS_CODE[counts @ (6 ** np.arange(6))].astype(np.int64),
-        "dice_left": np.rint(one("dice_left") * 5).astype(np.int64),
-        "can_bank": one("can_bank") > 0.5,
-        "overshoot": one("overshoot") > 0.5,
+        "roll": D.KEEP_INDEX_BY_COUNTS_CODE[counts @ _COUNT_CODE_WEIGHTS].astype(np.int64),
+        "dice_left": dice_columns[7],
+        "can_bank": can_bank,
+        "overshoot": overshoot,
     }

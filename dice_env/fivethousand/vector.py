@@ -1,0 +1,988 @@
+"""Natively batched Gymnasium ``VectorEnv`` versions of the two 5000 envs.
+
+:class:`FiveThousandVectorEnv` (``dice_env/FiveThousand-v0``: one agent against bot opponents)
+and :class:`FiveThousandSoloVectorEnv` (``dice_env/FiveThousandSolo-v0``) hold ``N`` games in
+the numpy arrays of one :class:`~dice_env.fivethousand.game.FiveThousandState` and advance all
+of them with one ``step(actions)``; the opponents' turns are played inside the step by
+*batched* players (``act_batch(observations, masks)``, one call per opponent and round).
+
+Where the game comes from (no scoring or bank rule is written a second time here):
+
+* **scoring** is read from the rules' tables: the points and dice left of each action's
+  set-aside (:data:`~.rules.ROLL_POINTS`, :data:`~.rules.SETASIDE_POINTS` and the dice left
+  computed by :func:`~.rules.dice_left_after`), a throw's roll index
+  (:data:`~.rules.ROLL_INDEX_BY_SLOT_CODE`) and whether it busts (``ROLL_POINTS == 0``);
+* **bank legality and bank resolution** (entry, no 50s, bumps, gifts, the win) are the rules'
+  own functions :func:`~.rules.legal_action_mask`, :func:`~.rules.bank_allowed` and
+  :func:`~.rules.resolve_bank`, called on the rows that need them;
+* the **turn bookkeeping** of :mod:`~dice_env.fivethousand.game` (set the dice aside, throw,
+  pass the dice on after a bank or a bust) and the observation layout of
+  :mod:`~dice_env.fivethousand.observation` run in small numba kernels over index arrays of
+  the rows that move, because an opponent's turn is a dozen small rounds per step and numpy's
+  per-call cost would dominate them.  That bookkeeping is the one part written twice (here
+  and in ``game.py``); the tests hold the two to the same game, die for die.
+
+Random draws are numpy's and are the same calls as :func:`~.rules.throw_dice`
+(``integers(1, 7, size=(k, 5), dtype=int8)`` for the ``k`` games that throw), the agent's seat
+and the opponents' seeds are drawn as the single envs draw them, in the same order: a batch of
+one with the same seed replays the single env die for die (``tests/test_fivethousand_vector.py``
+checks it, and compares the outcome distributions of large batches).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numba
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from dice_env.errors import IllegalActionError
+from dice_env.fivethousand import game as G
+from dice_env.fivethousand import rules as R
+from dice_env.fivethousand.base import FiveThousandBaseEnv
+from dice_env.fivethousand.bots import as_policy
+from dice_env.fivethousand.env import FiveThousandEnv
+from dice_env.fivethousand.observation import _roll_features, observation_size
+from dice_env.fivethousand.render import render_game
+from dice_env.fivethousand.rules import FiveThousandRules
+from dice_env.fivethousand.solo import DEFAULT_MAX_TURNS, FiveThousandSoloEnv
+from dice_env.fivethousand.state import state_from_dict, state_to_dict
+
+AUTORESET_MODES = {m.value: m for m in (AutoresetMode.SAME_STEP, AutoresetMode.NEXT_STEP)}
+N_DICE = R.N_DICE
+
+
+# --------------------------------------------------------------------------------------------
+# Tables of the actions (built from the rules' tables and functions, read by the kernels)
+# --------------------------------------------------------------------------------------------
+def action_tables(rules: FiveThousandRules) -> tuple[np.ndarray, np.ndarray]:
+    """``(points, dice_left)``, each ``(462, n_actions // 2)`` int64, indexed by
+    ``[roll, action >> 1]``: the points an action sets aside from the roll and the dice a
+    roll-on then throws (five after hot dice).  Under the literal rules there is one column
+    (every scoring die); with ``choose_scoring_dice`` column ``m`` is the set-aside bitmask
+    ``m`` (entries of illegal set-asides are never read: the mask forbids them)."""
+    if rules.choose_scoring_dice:
+        points = R.SETASIDE_POINTS.astype(np.int64)
+        left = R.dice_left_after(R.ROLL_SIZE[:, None].astype(np.int64),
+                                 R.SETASIDE_DICE.astype(np.int64))
+    else:
+        points = R.ROLL_POINTS.astype(np.int64)[:, None]
+        left = R.dice_left_after(R.ROLL_SIZE.astype(np.int64),
+                                 R.ROLL_SCORING_DICE.astype(np.int64))[:, None]
+    return np.ascontiguousarray(points), np.ascontiguousarray(left.astype(np.int64))
+
+
+_INDEX_BY_CODE = R.ROLL_INDEX_BY_SLOT_CODE.astype(np.int64)
+_ROLL_POINTS = R.ROLL_POINTS.astype(np.int64)
+
+
+# --------------------------------------------------------------------------------------------
+# Kernels: the bookkeeping of game.step_games over index arrays of rows
+# --------------------------------------------------------------------------------------------
+@numba.njit(cache=True, nogil=True)
+def _set_aside(rows, actions, roll, turn_total, points, left, throw_n):  # pragma: no cover
+    """Add each action's set-aside to the turn total; return the rows that bank.
+
+    Rows that roll on get ``throw_n`` = the dice they throw next; banking rows get 0."""
+    banks = np.empty(rows.shape[0], np.int64)
+    nb = 0
+    for j in range(rows.shape[0]):
+        i = rows[j]
+        a = actions[j]
+        r = roll[i]
+        turn_total[i] += points[r, a >> 1]
+        if a & 1:
+            banks[nb] = i
+            nb += 1
+            throw_n[i] = 0
+        else:
+            throw_n[i] = left[r, a >> 1]
+    return banks[:nb]
+
+
+@numba.njit(cache=True, nogil=True)
+def _apply_banks(banks, new_scores, winners, scores, winner, current, turns, turn_total,
+                 throw_n):  # pragma: no cover
+    """Write the resolved banks back and end those turns; the next seat throws five dice
+    unless the bank won the game.  Returns the rows whose game the bank ended."""
+    p = scores.shape[1]
+    won = np.empty(banks.shape[0], np.int64)
+    nw = 0
+    for j in range(banks.shape[0]):
+        i = banks[j]
+        for q in range(p):
+            scores[i, q] = new_scores[j, q]
+        winner[i] = winners[j]
+        c = current[i]
+        turns[i, c] += 1
+        current[i] = (c + 1) % p
+        turn_total[i] = 0
+        if winners[j] < 0:
+            throw_n[i] = N_DICE
+        else:
+            throw_n[i] = 0
+            won[nw] = i
+            nw += 1
+    return won[:nw]
+
+
+@numba.njit(cache=True, nogil=True)
+def _init_kernel(rows, scores, turns, winner, turn_total, current, throw_n, fresh, steps,
+                 needs_reset):  # pragma: no cover
+    """Blank games in ``rows``: scores and turns 0, seat 0 to throw five dice."""
+    for j in range(rows.shape[0]):
+        i = rows[j]
+        scores[i, :] = 0
+        turns[i, :] = 0
+        winner[i] = -1
+        turn_total[i] = 0
+        current[i] = 0
+        throw_n[i] = N_DICE
+        fresh[i] = True
+        steps[i] = 0
+        needs_reset[i] = False
+
+
+@numba.njit(cache=True, nogil=True)
+def _record(rows, seat, scores, turns, winner, f_scores, f_seat, f_turns, f_winner,
+            f_done):  # pragma: no cover
+    """Copy the final scores, seat, agent's turns and winner of the games of ``rows``."""
+    for j in range(rows.shape[0]):
+        i = rows[j]
+        f_scores[i, :] = scores[i, :]
+        f_seat[i] = seat[i]
+        f_turns[i] = turns[i, seat[i]]
+        f_winner[i] = winner[i]
+        f_done[i] = True
+
+
+@numba.njit(cache=True, nogil=True)
+def _select(rows, throw_n, winner, current, seat, opponents):  # pragma: no cover
+    """The rows that must throw (``opponents=False``: ``throw_n > 0``) or whose game waits
+    for an opponent (``opponents=True``: not over, and a seat other than the agent's to move)."""
+    out = np.empty(rows.shape[0], np.int64)
+    n = 0
+    for j in range(rows.shape[0]):
+        i = rows[j]
+        if (winner[i] < 0 and current[i] != seat[i]) if opponents else throw_n[i] > 0:
+            out[n] = i
+            n += 1
+    return out[:n]
+
+
+@numba.njit(cache=True, nogil=True)
+def _to_move(rows, scores, current, turn_total, roll):  # pragma: no cover
+    """``(seat, its score, turn total, roll)`` of the player to move in each row."""
+    k = rows.shape[0]
+    seat = np.empty(k, np.int64)
+    score = np.empty(k, np.int64)
+    tt = np.empty(k, np.int64)
+    r = np.empty(k, np.int64)
+    for j in range(k):
+        i = rows[j]
+        seat[j] = current[i]
+        score[j] = scores[i, current[i]]
+        tt[j] = turn_total[i]
+        r[j] = roll[i]
+    return seat, score, tt, r
+
+
+@numba.njit(cache=True, nogil=True)
+def _first_illegal(actions, mask):  # pragma: no cover
+    """The first row whose action the mask forbids (or is out of range), -1 if none."""
+    for j in range(actions.shape[0]):
+        a = actions[j]
+        if a < 0 or a >= mask.shape[1] or not mask[j, a]:
+            return j
+    return -1
+
+
+@numba.njit(cache=True, nogil=True)
+def _land_throws(pending, faces, throw_n, dice, roll, current, turns, turn_total,
+                 index_by_code, roll_points):  # pragma: no cover
+    """Row ``pending[j]`` throws the first ``throw_n`` of ``faces[j]``: store the sorted,
+    0-padded dice and the roll index; a bust ends the turn and the next seat opens with five
+    dice.  Returns the rows that must throw again (the busts)."""
+    p = turns.shape[1]
+    again = np.empty(pending.shape[0], np.int64)
+    na = 0
+    buf = np.zeros(N_DICE, np.int64)
+    for j in range(pending.shape[0]):
+        i = pending[j]
+        n = throw_n[i]
+        for s in range(n):  # insertion sort of the dice thrown
+            v = np.int64(faces[j, s])
+            t = s
+            while t > 0 and buf[t - 1] > v:
+                buf[t] = buf[t - 1]
+                t -= 1
+            buf[t] = v
+        code = 0
+        w = 1
+        for s in range(N_DICE):
+            d = buf[s] if s < n else 0
+            dice[i, s] = np.int8(d)
+            code += d * w
+            w *= 7
+        r = index_by_code[code]
+        roll[i] = r
+        if roll_points[r] == 0:
+            c = current[i]
+            turns[i, c] += 1
+            current[i] = (c + 1) % p
+            turn_total[i] = 0
+            throw_n[i] = N_DICE
+            again[na] = i
+            na += 1
+        else:
+            throw_n[i] = 0
+    return again[:na]
+
+
+@numba.njit(cache=True, nogil=True)
+def _encode(rows, seats, scores, current, turn_total, roll, winner, turns, can_bank, features,
+            roll_points, target, max_turns, out, scatter):  # pragma: no cover
+    """:func:`~dice_env.fivethousand.observation.encode_observation` of ``rows`` from
+    ``seats`` into ``out`` (the roll entries come from its roll-feature table): row ``j`` of
+    ``out``, or row ``rows[j]`` with ``scatter``."""
+    p = scores.shape[1]
+    b = 3 * p
+    for jj in range(rows.shape[0]):
+        i = rows[jj]
+        s = seats[jj]
+        j = i if scatter else jj
+        for q in range(p):
+            v = scores[i, (s + q) % p]
+            out[j, q] = min(v / target, 1.0)
+            out[j, p + q] = 1.0 if v > 0 else 0.0
+            out[j, 2 * p + q] = 0.0
+        if winner[i] < 0:
+            c = current[i]
+            out[j, 2 * p + (c - s) % p] = 1.0
+            r = roll[i]
+            for t in range(13):
+                out[j, b + t] = features[r, t]
+            tt = turn_total[i]
+            total = tt + roll_points[r]
+            out[j, b] = min(tt / target, 1.0)
+            out[j, b + 2] = min(total / target, 1.0)
+            out[j, b + 11] = 1.0 if can_bank[jj] else 0.0
+            out[j, b + 12] = 1.0 if scores[i, c] + total > target else 0.0
+        else:
+            for t in range(13):
+                out[j, b + t] = 0.0
+        out[j, b + 13] = min(turns[i, s] / max_turns, 1.0) if max_turns > 0 else 0.0
+
+
+# --------------------------------------------------------------------------------------------
+# The shared machinery
+# --------------------------------------------------------------------------------------------
+class _Opponents:
+    """The players of one opponent object: its seats (as opponent indices) and how to ask it."""
+
+    def __init__(self, player: Any, indices: list[int]) -> None:
+        self.player = player
+        self.indices = np.array(indices, dtype=np.int64)
+        act_batch = getattr(player, "act_batch", None)
+        self.act_batch: Callable | None = act_batch if callable(act_batch) else None
+        self.policy = as_policy(player)
+
+
+class FiveThousandVectorBase(VectorEnv):
+    """What the two batched 5000 envs share (not registered itself); see the subclasses."""
+
+    metadata = {"render_modes": ["ansi", "human"], "autoreset_mode": AutoresetMode.SAME_STEP}
+    #: False when only a game's end is rewarded (:meth:`_rewards_of` is then called for the
+    #: games that ended only).
+    _rewards_every_step = True
+
+    def __init__(self, num_envs: int, template: FiveThousandBaseEnv,
+                 autoreset_mode: str | AutoresetMode) -> None:
+        if not isinstance(num_envs, (int, np.integer)) or int(num_envs) < 1:
+            raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
+        mode = AUTORESET_MODES.get(getattr(autoreset_mode, "value", autoreset_mode))
+        if mode is None:
+            raise ValueError(f"autoreset_mode must be one of {list(AUTORESET_MODES)}, got "
+                             f"{autoreset_mode!r}")
+        self.autoreset_mode = mode
+        self.metadata = {**self.metadata, "autoreset_mode": mode}
+        # the single env validated every argument; the batch plays by the same settings
+        self.rules: FiveThousandRules = template.rules
+        self.render_mode = template.render_mode
+        self.illegal_action = template.illegal_action
+        self.illegal_penalty = template.illegal_penalty
+        self.max_turns = template.max_turns
+        self.max_steps = template.max_steps
+        self.num_players = template.num_players
+        self.num_envs = n = int(num_envs)
+        self.single_action_space = spaces.Discrete(self.rules.n_actions)
+        self.single_observation_space = spaces.Box(
+            0.0, 1.0, (observation_size(self.num_players),), dtype=np.float32)
+        self.action_space = batch_space(self.single_action_space, n)
+        self.observation_space = batch_space(self.single_observation_space, n)
+
+        self._points, self._left = action_tables(self.rules)
+        self._features = _roll_features(self.rules)
+        self._state = G.FiveThousandState.empty(n, self.num_players)
+        self._rows = np.arange(n)
+        self._seat = np.zeros(n, dtype=np.int64)      # the agent's seat in each game
+        self._steps = np.zeros(n, dtype=np.int64)
+        self._throw_n = np.zeros(n, dtype=np.int64)   # dice each row throws next (scratch)
+        self._fresh = np.zeros(n, dtype=bool)         # dealt, the agent has not decided yet
+        self._needs_reset = np.zeros(n, dtype=bool)   # NEXT_STEP: reset on the next step
+        self._mask = np.zeros((n, self.rules.n_actions), dtype=bool)
+        self._mask[:, 0] = True  # a placeholder until reset(): a mask is never empty
+        self._started = False
+        self._obs = np.zeros((n, observation_size(self.num_players)), dtype=np.float32)
+        self._all = np.ones(n, dtype=bool)
+        self._all.setflags(write=False)
+        self._no_bank = np.zeros(n, dtype=bool)
+        self._no_bank.setflags(write=False)
+        self._begin_step(np.zeros(n, dtype=bool))
+
+    # -- hooks of the subclasses -----------------------------------------------------------
+    def _deal_seats(self, rows: np.ndarray) -> None:
+        """Choose the agent's seat in the new games of ``rows``."""
+        self._seat[rows] = 0
+
+    def _reseed_players(self) -> None:
+        """Reseed the opponents from the env's generator (at every reset, as the single env)."""
+
+    def _after_deal(self, rows: np.ndarray) -> None:
+        """Bookkeeping after new games were dealt into ``rows``."""
+
+    def _after_restore(self, rows: np.ndarray) -> None:
+        """Bookkeeping after ``rows`` were restored from state dicts."""
+
+    def _rewards_of(self, rows: np.ndarray) -> np.ndarray:
+        """The rewards of ``rows``, which moved legally this step (before any reset)."""
+        raise NotImplementedError
+
+    def _opponent_actions(self, rows: np.ndarray) -> np.ndarray:
+        """The opponents' actions in ``rows`` (games where an opponent is to move)."""
+        raise NotImplementedError  # pragma: no cover  (the solo env has no opponents)
+
+    def _player_names(self, row: int) -> list[str]:
+        return [f"player {i}" + (" (you)" if i == self._seat[row] else "")
+                for i in range(self.num_players)]
+
+    # -- transitions ----------------------------------------------------------------------
+    def _throw(self, pending: np.ndarray) -> None:
+        """``pending`` rows throw ``_throw_n`` dice, again and again while they bust."""
+        s = self._state
+        rng = self.np_random
+        while pending.size:
+            faces = rng.integers(1, 7, size=(pending.size, N_DICE), dtype=np.int8)
+            pending = _land_throws(pending, faces, self._throw_n, s.dice, s.roll, s.current,
+                                   s.turns, s.turn_total, _INDEX_BY_CODE, _ROLL_POINTS)
+
+    def _play(self, rows: np.ndarray, actions: np.ndarray) -> None:
+        """One legal decision in each game of ``rows`` (ascending), then throw on to the next
+        decision: :func:`~dice_env.fivethousand.game.step_games` on those rows.
+
+        A bank that ends a game ends its episode here (SAME_STEP: recorded and dealt again,
+        the new game's opening throws joining this round); a game that ends before its
+        agent's first decision is dealt again, as the single env does."""
+        s = self._state
+        banks = _set_aside(rows, actions, s.roll, s.turn_total, self._points, self._left,
+                           self._throw_n)
+        dealt = None
+        if banks.size:
+            out = R.resolve_bank(self.rules, s.scores[banks], s.current[banks],
+                                 s.turn_total[banks])
+            won = _apply_banks(banks, out.scores, out.winner, s.scores, s.winner, s.current,
+                               s.turns, s.turn_total, self._throw_n)
+            if won.size:
+                dealt = self._games_won(won)
+        self._throw(_select(rows, self._throw_n, s.winner, s.current, self._seat, False))
+        if dealt is not None and dealt.size:
+            self._after_deal(dealt)
+
+    def _games_won(self, rows: np.ndarray) -> np.ndarray:
+        """Games of ``rows`` just won: end their episodes, or deal again those that ended
+        before the agent's first decision.  Returns the rows set up for a new game (their
+        opening throws are the caller's)."""
+        fresh = self._fresh[rows]
+        if fresh.all():
+            self._init_games(rows)
+            return rows
+        over = rows[~fresh]
+        restarted = self._end_games(over, True)
+        again = rows[fresh]
+        if again.size:
+            self._init_games(again)
+        return rows if restarted else again
+
+    def _init_games(self, rows: np.ndarray) -> None:
+        """Set up new games in ``rows`` (the agent's seat, scores 0, seat 0 to open with five
+        dice); their throws are the caller's."""
+        self._deal_seats(rows)
+        s = self._state
+        _init_kernel(rows, s.scores, s.turns, s.winner, s.turn_total, s.current, self._throw_n,
+                     self._fresh, self._steps, self._needs_reset)
+
+    def _deal(self, rows: np.ndarray) -> None:
+        """New games in ``rows``, thrown to their first decision (opponents not played)."""
+        self._init_games(rows)
+        self._throw(rows)
+        self._after_deal(rows)
+
+    def _settle(self, rows: np.ndarray) -> None:
+        """Play the opponents in ``rows`` until each game waits for its agent (or is over,
+        with NEXT_STEP autoreset)."""
+        s = self._state
+        rows = _select(rows, self._throw_n, s.winner, s.current, self._seat, True)
+        while rows.size:
+            self._play(rows, self._opponent_actions(rows))
+            rows = _select(rows, self._throw_n, s.winner, s.current, self._seat, True)
+
+    # -- observations, masks, ends ---------------------------------------------------------
+    def _observe(self, rows: np.ndarray, seats: np.ndarray,
+                 over: bool | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Observations of ``rows`` from ``seats`` and the bool masks of the players to move.
+
+        ``over``: True if every game of ``rows`` is over, False if none is, None to check."""
+        s = self._state
+        if over:
+            mask = np.zeros((rows.size, self.rules.n_actions), dtype=bool)
+            can_bank = mask[:, 0]
+        else:
+            _, score_now, tt, roll = _to_move(rows, s.scores, s.current, s.turn_total, s.roll)
+            mask = R.legal_action_mask(self.rules, score_now, tt, roll)
+            if self.rules.choose_scoring_dice:
+                pts = _ROLL_POINTS[roll]
+                can_bank = (pts > 0) & R.bank_allowed(self.rules, score_now, tt + pts)
+            else:
+                can_bank = mask[:, R.BANK]
+            if over is None:
+                ended = s.winner[rows] >= 0
+                if ended.any():
+                    mask[ended] = False
+        obs = np.empty((rows.size, self.single_observation_space.shape[0]), dtype=np.float32)
+        self._encode_into(obs, rows, seats, can_bank, False)
+        return obs, mask
+
+    def _encode_into(self, out: np.ndarray, rows: np.ndarray, seats: np.ndarray,
+                     can_bank: np.ndarray, scatter: bool) -> None:
+        s = self._state
+        _encode(rows, seats, s.scores, s.current, s.turn_total, s.roll, s.winner, s.turns,
+                can_bank, self._features, _ROLL_POINTS, float(self.rules.target),
+                float(self.max_turns or 0), out, scatter)
+
+    def _agent_turns(self, rows: np.ndarray | None = None) -> np.ndarray:
+        rows = self._rows if rows is None else rows
+        return self._state.turns[rows, self._seat[rows]]
+
+    def _out_of_time(self) -> np.ndarray:
+        out = np.zeros(self.num_envs, dtype=bool)
+        if self.max_turns is not None:
+            out |= self._agent_turns() >= self.max_turns
+        if self.max_steps is not None:
+            out |= self._steps >= self.max_steps
+        return out
+
+    def _begin_step(self, moving: np.ndarray) -> None:
+        n = self.num_envs
+        self._moving = moving
+        self._reward = np.zeros(n, dtype=np.float64)
+        self._rewarded = np.zeros(n, dtype=bool)
+        self._ended = np.zeros(n, dtype=bool)
+        self._final: dict[str, np.ndarray] | None = None
+
+    def _record_final(self, rows: np.ndarray, over: bool | None = None) -> None:
+        """Keep the last observation and info of the games of ``rows``, which just ended
+        (``over``: True if every one of them is won, None to check)."""
+        n = self.num_envs
+        if self._final is None:
+            self._final = {
+                "obs": np.empty((n, self.single_observation_space.shape[0]), dtype=np.float32),
+                "action_mask": np.zeros((n, self.rules.n_actions), dtype=np.int8),
+                "scores": np.zeros((n, self.num_players), dtype=np.int64),
+                "agent_seat": np.zeros(n, dtype=np.int64),
+                "turns": np.zeros(n, dtype=np.int64),
+                "winner": np.full(n, -1, dtype=np.int64),
+                "done": np.zeros(n, dtype=bool),
+            }
+        f = self._final
+        seats = self._seat[rows]
+        if over:  # no legal action, no turn entries
+            self._encode_into(f["obs"], rows, seats, self._no_bank, True)
+        else:
+            f["obs"][rows], mask = self._observe(rows, seats, over)
+            f["action_mask"][rows] = mask
+        s = self._state
+        _record(rows, self._seat, s.scores, s.turns, s.winner, f["scores"], f["agent_seat"],
+                f["turns"], f["winner"], f["done"])
+
+    def _end_games(self, rows: np.ndarray, over: bool | None = None) -> bool:
+        """The episodes of ``rows`` terminate now (``over``: True if all were won, None to
+        check): reward and record them; with SAME_STEP autoreset reseed the opponents and set
+        up new games (their throws are the caller's) and return True; with NEXT_STEP leave
+        them for the next step and return False."""
+        self._ended[rows] = True
+        moved = rows[self._moving[rows]]
+        if moved.size:
+            self._reward[moved] = self._rewards_of(moved)
+            self._rewarded[moved] = True
+        self._record_final(rows, over)
+        if self.autoreset_mode == AutoresetMode.SAME_STEP:
+            self._reseed_players()
+            self._init_games(rows)
+            return True
+        self._needs_reset[rows] = True
+        return False
+
+    def _reset_games(self, rows: np.ndarray) -> None:
+        """What the single env's ``reset()`` does to a game (its opponents play in
+        :meth:`_settle`)."""
+        self._reseed_players()
+        self._deal(rows)
+
+    def _refresh(self) -> None:
+        self._obs, self._mask = self._observe(self._rows, self._seat)
+        if self._needs_reset.any():  # NEXT_STEP: any action resets; keep the mask non-empty
+            self._mask[self._needs_reset] = False
+            self._mask[self._needs_reset, 0] = True
+
+    def _infos(self) -> dict:
+        return {"action_mask": self._mask.view(np.int8), "_action_mask": self._all}
+
+    # -- illegal actions ------------------------------------------------------------------
+    def _as_actions(self, actions: Any) -> np.ndarray:
+        a = np.asarray(actions)
+        if a.size != self.num_envs:
+            raise ValueError(f"expected {self.num_envs} actions (one per sub-env), got shape "
+                             f"{a.shape}")
+        a = a.reshape(self.num_envs)
+        if not np.issubdtype(a.dtype, np.integer):
+            whole = np.issubdtype(a.dtype, np.floating) and np.isfinite(a).all()
+            whole = whole and bool((a == np.round(a)).all())
+            if not whole:
+                raise ValueError(f"actions must be integers, got {a.dtype} {a.tolist()}")
+        return a.astype(np.int64, copy=False)
+
+    def _illegal_error(self, i: int, a: int) -> IllegalActionError:
+        s = self._state
+        n_thrown = int(R.ROLL_SIZE[s.roll[i]])
+        dice = s.dice[i, :n_thrown].tolist()
+        legal = np.flatnonzero(self._mask[i]).tolist()
+        if 0 <= a < self.rules.n_actions:
+            what = R.describe_action(self.rules, a, dice)
+            why = G.illegal_reason(self.rules, s, a, row=i)
+        else:
+            what = f"{a} (not an action of Discrete({self.rules.n_actions}))"
+            why = ""
+        reason = f" ({why})" if why else ""
+        names = ", ".join(R.describe_action(self.rules, x, dice) for x in legal)
+        return IllegalActionError(f"sub-env {i}: illegal action {what}{reason}; legal actions: "
+                                  f"{legal} ({names})")
+
+    # -- public API -----------------------------------------------------------------------
+    def action_masks(self) -> np.ndarray:
+        """``(N, n_actions)`` bool masks of the legal actions (what MaskablePPO asks for)."""
+        return self._mask.copy()
+
+    def get_state(self, index: int) -> dict:
+        """The state dict of sub-env ``index`` (see :mod:`dice_env.fivethousand.state`)."""
+        return state_to_dict(self.rules, self._state, int(index),
+                             agent_seat=int(self._seat[index]))
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        """Reset every game (or those of ``options["reset_mask"]``).
+
+        ``options["states"]``: one state dict (or ``None`` for a new game) per sub-env; a game
+        given a state starts from it.  Seeding reproduces the whole batch."""
+        super().reset(seed=seed)
+        options = options or {}
+        if not isinstance(options, dict):
+            raise ValueError(f"options must be a dict, got {type(options).__name__}")
+        unknown = sorted(set(options) - {"states", "reset_mask"})
+        if unknown:
+            raise ValueError(f"unknown reset options {unknown}; known: ['reset_mask', 'states']")
+        n = self.num_envs
+        reset = np.asarray(options.get("reset_mask", self._all), dtype=bool)
+        if reset.shape != (n,):
+            raise ValueError(f"reset_mask must have shape ({n},), got {reset.shape}")
+        given = options.get("states")
+        restored: dict[int, tuple[G.FiveThousandState, int | None]] = {}
+        if given is not None:
+            if not isinstance(given, (list, tuple)) or len(given) != n:
+                raise ValueError(f"options['states'] must be a list of {n} entries (one per "
+                                 f"sub-env, None for a new game)")
+            for i, d in enumerate(given):
+                if d is None:
+                    continue
+                if not reset[i]:
+                    raise ValueError(f"sub-env {i}: a state was given but reset_mask excludes it")
+                try:
+                    state, seat = state_from_dict(self.rules, d, self.num_players)
+                except ValueError as err:
+                    raise ValueError(f"sub-env {i}: {err}") from None
+                cur = int(state.current[0])
+                if seat is not None and seat != cur:
+                    raise ValueError(f"sub-env {i}: state['agent_seat'] is {seat} but seat {cur} "
+                                     "is to move: a restored state must be a decision of the "
+                                     "agent")
+                restored[i] = (state, cur)
+        self._begin_step(np.zeros(n, dtype=bool))
+        self._reseed_players()
+        deal = reset.copy()
+        deal[list(restored)] = False
+        rows = np.flatnonzero(deal)
+        if rows.size:
+            self._deal(rows)
+            self._settle(rows)
+        for i, (state, seat) in restored.items():
+            self._state.put([i], state)
+            self._seat[i] = seat
+        if restored:
+            back = np.array(sorted(restored), dtype=np.int64)
+            self._fresh[back] = False
+            self._steps[back] = 0
+            self._after_restore(back)
+        self._needs_reset[reset] = False
+        self._started = True
+        self._refresh()
+        return self._obs, self._infos()
+
+    def step(self, actions):
+        """Advance every game by one decision of its agent (the opponents play inside)."""
+        if not self._started:
+            raise RuntimeError("step() called before reset(); call reset() first")
+        actions = self._as_actions(actions)
+        n_actions = self.rules.n_actions
+        resetting = self._needs_reset.copy()
+        in_range = (actions >= 0) & (actions < n_actions)
+        legal = in_range & self._mask[self._rows, np.where(in_range, actions, 0)]
+        illegal = ~legal & ~resetting
+        any_illegal = bool(illegal.any())
+        if any_illegal and self.illegal_action == "raise":
+            i = int(np.flatnonzero(illegal)[0])
+            raise self._illegal_error(i, int(actions[i]))
+        moving = legal & ~resetting
+        self._begin_step(moving)
+        self._steps += ~resetting
+        touched = moving.copy()
+        if resetting.any():
+            touched |= resetting
+            self._reset_games(np.flatnonzero(resetting))
+        if any_illegal and self.illegal_action == "terminate":
+            touched |= illegal
+            rows = np.flatnonzero(illegal)
+            if self._end_games(rows):
+                self._throw(rows)
+                self._after_deal(rows)
+        rows = np.flatnonzero(moving)
+        self._fresh[rows] = False
+        if rows.size:
+            self._play(rows, actions[rows])
+        self._settle(np.flatnonzero(touched))
+
+        if self._rewards_every_step:
+            rest = np.flatnonzero(moving & ~self._rewarded)
+            if rest.size:
+                self._reward[rest] = self._rewards_of(rest)
+        rewards = self._reward
+        if any_illegal:
+            rewards[illegal] = self.illegal_penalty
+        truncated = ~resetting & ~self._ended & self._out_of_time()
+        if truncated.any():
+            rows = np.flatnonzero(truncated)
+            self._record_final(rows, False)
+            if self.autoreset_mode == AutoresetMode.SAME_STEP:
+                self._reset_games(rows)
+                self._settle(rows)
+            else:
+                self._needs_reset[rows] = True
+        terminated = self._ended
+        self._refresh()
+        infos = self._infos()
+        if any_illegal:
+            infos["illegal_action"], infos["_illegal_action"] = illegal, self._all
+        if self._final is not None:
+            infos.update(self._final_infos(illegal if any_illegal else None))
+        return self._obs, rewards, terminated, truncated, infos
+
+    def _final_infos(self, illegal: np.ndarray | None) -> dict:
+        f = self._final
+        done = f["done"]
+        final_obs = np.full(self.num_envs, None, dtype=object)
+        for i in np.flatnonzero(done).tolist():
+            final_obs[i] = f["obs"][i]
+        info = {}
+        for key in ("action_mask", "scores", "agent_seat", "turns", "winner"):
+            info[key], info[f"_{key}"] = f[key], done
+        if illegal is not None:
+            info["illegal_action"], info["_illegal_action"] = illegal & done, done
+        if self.autoreset_mode == AutoresetMode.NEXT_STEP:
+            del info["action_mask"], info["_action_mask"]  # the step's own mask is the last one
+            return info
+        return {"final_obs": final_obs, "_final_obs": done, "final_info": info,
+                "_final_info": done}
+
+    def render(self) -> str | None:
+        """Sub-env 0 as text (``render_mode`` ``"ansi"`` returns it, ``"human"`` prints it)."""
+        if self.render_mode not in ("ansi", "human"):
+            return None
+        text = render_game(self.rules, self._state, 0, self._player_names(0))
+        if self.render_mode == "human":
+            print(text, end="")
+            return None
+        return text
+
+
+# --------------------------------------------------------------------------------------------
+# The two envs
+# --------------------------------------------------------------------------------------------
+class FiveThousandVectorEnv(FiveThousandVectorBase):
+    """``num_envs`` games of ``dice_env/FiveThousand-v0`` stepped together on numpy arrays.
+
+    ## Description
+    The game, spaces, rewards and arguments of
+    :class:`~dice_env.fivethousand.env.FiveThousandEnv`: one learning agent per game against
+    ``num_players - 1`` bot opponents, whose turns are played inside :meth:`step`.  The
+    opponents are *batched*: in each round of the opponents' turns, every opponent object is
+    asked once, with ``act_batch(observations, masks)`` (``(k, obs_dim)`` float32
+    observations from its own seats and ``(k, n_actions)`` int8 masks, returning ``k``
+    actions) for the ``k`` games where it is to move; a player without ``act_batch`` is asked
+    game by game through ``act(observation, mask)`` (or called, if it is a plain callable).
+    The default :class:`~dice_env.fivethousand.bots.ThresholdBot` is batched.
+
+    ## Action Space
+    ``MultiDiscrete`` of ``num_envs`` x ``Discrete(2)`` (``0`` roll on, ``1`` bank), or
+    ``Discrete(64)`` per game with ``choose_scoring_dice`` (action ``2 * m + b``).
+
+    ## Observation Space
+    ``Box(0, 1, (num_envs, 3 * num_players + 14), float32)``: each game seen from its agent's
+    seat, the layout of :mod:`dice_env.fivethousand.observation`.
+
+    ## Rewards
+    ``+1`` when the agent wins, ``-1`` when another player does, 0 otherwise;
+    ``illegal_penalty`` for an illegal action (``"penalize"`` and ``"terminate"``).
+
+    ## Starting State
+    As the single env: scores 0, seat 0 opens, the agent's seat drawn per game with
+    ``agent_seat="random"``; opponents before the agent play their first turns inside the
+    reset.  ``reset(options={"states": [d0, d1, ...]})`` restores games from state dicts
+    (``None`` for a new game); ``reset(options={"reset_mask": m})`` resets only the games
+    where ``m``.  ``reset(seed=s)`` makes the whole batch reproducible (every draw, the
+    opponents' seeds included, comes from the env's generator).
+
+    ## Episode End
+    Terminated when a player reaches the target exactly (or after an illegal action under
+    ``"terminate"``); truncated after ``max_turns`` turns of the agent or ``max_steps`` steps
+    of that game.  Autoreset: ``"SameStep"`` (default; a finished game is reset inside the
+    step that ended it, its last observation and info in ``infos["final_obs"]`` /
+    ``infos["final_info"]``, what Stable-Baselines3 expects) or ``"NextStep"`` (Gymnasium's
+    default: the step after the end ignores the action and resets; the mask of such a game
+    allows action 0 only, so that it is never empty).
+
+    ## Info
+    ``infos["action_mask"]`` ``(num_envs, n_actions)`` int8 (and :meth:`action_masks`, bool);
+    ``illegal_action`` after an illegal action; for the games that ended, ``final_info``
+    (SAME_STEP; directly in ``infos`` with NEXT_STEP) holds ``action_mask``, ``scores``,
+    ``agent_seat``, ``turns`` (the agent's completed turns) and ``winner`` (-1 when
+    truncated), each with its ``_key`` array.  The single env's ``events`` are not produced.
+
+    ## Arguments
+    ``num_envs``, ``autoreset_mode``, and the arguments of
+    :class:`~dice_env.fivethousand.env.FiveThousandEnv` (``num_players``, ``agent_seat``,
+    ``opponents``, ``seed_opponents``, ``rules`` or ``target`` / ``entry`` /
+    ``choose_scoring_dice``, ``render_mode`` -- which draws sub-env 0 --, ``illegal_action``,
+    ``illegal_penalty``, ``max_turns``, ``max_steps``).  An illegal action under
+    ``illegal_action="raise"`` raises :class:`~dice_env.errors.IllegalActionError` naming the
+    sub-env, and no game moves.  With ``seed_opponents`` every reset of games (one draw per
+    reset, not per game) reseeds the opponents from the env's generator, as the single env does
+    at each reset.
+
+    ## Version History
+    * v0: initial version.
+    """
+
+    def __init__(
+        self,
+        num_envs: int = 1,
+        num_players: int = 2,
+        agent_seat: int | str = "random",
+        opponents: Any = None,
+        rules: FiveThousandRules | dict | None = None,
+        target: int | None = None,
+        entry: int | None = None,
+        choose_scoring_dice: bool | None = None,
+        render_mode: str | None = None,
+        illegal_action: str = "penalize",
+        illegal_penalty: float = -1.0,
+        max_turns: int | None = None,
+        max_steps: int | None = 10_000,
+        seed_opponents: bool = True,
+        autoreset_mode: str | AutoresetMode = AutoresetMode.SAME_STEP,
+    ) -> None:
+        template = FiveThousandEnv(
+            num_players=num_players, agent_seat=agent_seat, opponents=opponents, rules=rules,
+            target=target, entry=entry, choose_scoring_dice=choose_scoring_dice,
+            render_mode=render_mode, illegal_action=illegal_action,
+            illegal_penalty=illegal_penalty, max_turns=max_turns, max_steps=max_steps,
+            seed_opponents=seed_opponents)
+        self.agent_seat_option = template.agent_seat_option
+        self.opponents = template.opponents
+        self.seed_opponents = template.seed_opponents
+        groups: dict[int, _Opponents] = {}
+        for k, player in enumerate(self.opponents):
+            if id(player) in groups:
+                groups[id(player)].indices = np.append(groups[id(player)].indices, k)
+            else:
+                groups[id(player)] = _Opponents(player, [k])
+        self._groups = list(groups.values())
+        super().__init__(num_envs, template, autoreset_mode)
+
+    def _deal_seats(self, rows: np.ndarray) -> None:
+        if self.agent_seat_option == "random":
+            self._seat[rows] = self.np_random.integers(self.num_players, size=rows.size)
+        else:
+            self._seat[rows] = int(self.agent_seat_option)
+
+    def _reseed_players(self) -> None:
+        if self.seed_opponents:
+            seeds = self.np_random.integers(0, 2**31 - 1, size=len(self.opponents))
+            for opp, s in zip(self.opponents, np.atleast_1d(seeds).tolist()):
+                if callable(getattr(opp, "seed", None)):
+                    opp.seed(int(s))
+
+    _rewards_every_step = False  # +1 / -1 at the end only
+
+    def _rewards_of(self, rows: np.ndarray) -> np.ndarray:
+        w = self._state.winner[rows]
+        return np.where(w < 0, 0.0, np.where(w == self._seat[rows], 1.0, -1.0))
+
+    def _player_names(self, row: int) -> list[str]:
+        seat = int(self._seat[row])
+        p = self.num_players
+        return [f"seat {i} (you)" if i == seat else f"seat {i} (opp {(i - seat) % p - 1})"
+                for i in range(p)]
+
+    def _opponent_actions(self, rows: np.ndarray) -> np.ndarray:
+        seats = self._state.current[rows]
+        obs, mask = self._observe(rows, seats, over=False)
+        masks8 = mask.view(np.int8)
+        if len(self._groups) == 1:  # one player (object) for every opponent: one call
+            return self._ask(self._groups[0], obs, masks8, rows, seats)
+        actions = np.empty(rows.size, dtype=np.int64)
+        which = (seats - self._seat[rows]) % self.num_players - 1  # opponent index
+        for group in self._groups:
+            sel = np.flatnonzero(np.isin(which, group.indices))
+            if sel.size:
+                actions[sel] = self._ask(group, obs[sel], masks8[sel], rows[sel], seats[sel])
+        return actions
+
+    def _ask(self, group: _Opponents, obs: np.ndarray, masks8: np.ndarray, rows: np.ndarray,
+             seats: np.ndarray) -> np.ndarray:
+        """One player's actions for its games ``rows``; an illegal one raises ``RuntimeError``
+        (as in the single env, naming the opponent and its seat, and here the sub-env)."""
+        if group.act_batch is not None:
+            chosen = group.act_batch(obs, masks8)
+        else:
+            chosen = [group.policy(o, m) for o, m in zip(obs, masks8)]
+        try:
+            actions = np.asarray(chosen)
+            if actions.dtype != np.int64:
+                actions = actions.astype(np.int64)
+            actions = actions.reshape(rows.size)
+            bad = _first_illegal(actions, masks8)
+        except (TypeError, ValueError):
+            actions, bad = None, 0
+        if bad >= 0:
+            got = chosen[bad] if actions is not None else chosen
+            seat = int(seats[bad])
+            k = (seat - int(self._seat[rows[bad]])) % self.num_players - 1
+            raise RuntimeError(f"sub-env {int(rows[bad])}: opponent {k} "
+                               f"({self.opponents[k]!r}, seat {seat}) chose the illegal action "
+                               f"{got!r}; legal: {np.flatnonzero(masks8[bad]).tolist()}")
+        return actions
+
+
+class FiveThousandSoloVectorEnv(FiveThousandVectorBase):
+    """``num_envs`` games of ``dice_env/FiveThousandSolo-v0`` stepped together on numpy arrays.
+
+    ## Description
+    The game of :class:`~dice_env.fivethousand.solo.FiveThousandSoloEnv`: one player reaches
+    exactly the target in as few turns as possible.
+
+    ## Action Space
+    ``num_envs`` x ``Discrete(2)`` (``0`` roll on, ``1`` bank), or ``Discrete(64)`` per game
+    with ``choose_scoring_dice``.
+
+    ## Observation Space
+    ``Box(0, 1, (num_envs, 17), float32)``, the layout of
+    :mod:`dice_env.fivethousand.observation` for one player.
+
+    ## Rewards
+    ``-1`` per turn ended in the step (turns that end inside a reset -- opening busts -- are
+    charged on the game's first step, so an episode's return is minus its number of turns);
+    ``illegal_penalty`` for an illegal action.
+
+    ## Starting State
+    Score 0 and a fresh throw of five dice; ``reset(options={"states": [...]})`` /
+    ``{"reset_mask": m}`` as in :class:`FiveThousandVectorEnv`; ``reset(seed=s)`` makes the
+    batch reproducible.
+
+    ## Episode End
+    Terminated at exactly the target; truncated after ``max_turns`` turns (200) or
+    ``max_steps`` steps (10,000).  Autoreset ``"SameStep"`` (default, ``final_obs`` /
+    ``final_info``) or ``"NextStep"``, as in :class:`FiveThousandVectorEnv`.
+
+    ## Info
+    ``action_mask`` (int8), ``illegal_action``, and for ended games ``final_info`` with
+    ``action_mask``, ``scores``, ``agent_seat``, ``turns`` (the turns the game took) and
+    ``winner``.
+
+    ## Arguments
+    ``num_envs``, ``autoreset_mode`` and the arguments of the single solo env (``rules`` or
+    the knobs, ``render_mode``, ``illegal_action``, ``illegal_penalty``, ``max_turns``,
+    ``max_steps``).
+
+    ## Version History
+    * v0: initial version.
+    """
+
+    def __init__(
+        self,
+        num_envs: int = 1,
+        rules: FiveThousandRules | dict | None = None,
+        target: int | None = None,
+        entry: int | None = None,
+        choose_scoring_dice: bool | None = None,
+        render_mode: str | None = None,
+        illegal_action: str = "penalize",
+        illegal_penalty: float = -1.0,
+        max_turns: int | None = DEFAULT_MAX_TURNS,
+        max_steps: int | None = 10_000,
+        autoreset_mode: str | AutoresetMode = AutoresetMode.SAME_STEP,
+    ) -> None:
+        template = FiveThousandSoloEnv(
+            rules=rules, target=target, entry=entry, choose_scoring_dice=choose_scoring_dice,
+            render_mode=render_mode, illegal_action=illegal_action,
+            illegal_penalty=illegal_penalty, max_turns=max_turns, max_steps=max_steps)
+        super().__init__(num_envs, template, autoreset_mode)
+        self._carried = np.zeros(self.num_envs, dtype=np.int64)  # turns ended inside a reset
+
+    def _begin_step(self, moving: np.ndarray) -> None:
+        super()._begin_step(moving)
+        self._turns_before = self._state.turns[:, 0].copy()
+
+    def _after_deal(self, rows: np.ndarray) -> None:
+        self._carried[rows] = self._state.turns[rows, 0]  # opening busts before the decision
+
+    def _after_restore(self, rows: np.ndarray) -> None:
+        self._carried[rows] = 0
+
+    def _rewards_of(self, rows: np.ndarray) -> np.ndarray:
+        turns = self._state.turns[rows, 0] - self._turns_before[rows] + self._carried[rows]
+        self._carried[rows] = 0
+        return -turns.astype(np.float64)
+
+    def _player_names(self, row: int) -> list[str]:
+        return ["you"]
