@@ -4,8 +4,11 @@
 either finished or waiting for a decision of its player to move after a roll that scored:
 busts are not decisions, so the transitions throw on (the next player's opening throw) until
 each game reaches a decision again.  :func:`start_games`, :func:`action_mask` and
-:func:`step_games` are the only transition logic; the single-agent envs, the AEC env and the
-batched env all run through them, and all the scoring is in :mod:`dice_env.fivethousand.rules`.
+:func:`step_games` are the transition logic of the single-agent envs and the AEC env; all the
+scoring is in :mod:`dice_env.fivethousand.rules`.  The batched vector env
+(:mod:`dice_env.fivethousand.vector`) runs the same turn bookkeeping as numba kernels for speed
+(scoring, bank legality and bank resolution still come from the rules module); the die-for-die
+tests in ``tests/test_fivethousand_vector.py`` keep the two identical.
 """
 
 from __future__ import annotations
