@@ -27,32 +27,15 @@ _T_START = time.perf_counter()
 
 import argparse  # noqa: E402
 import json  # noqa: E402
-import resource  # noqa: E402
 import sys  # noqa: E402
 from collections.abc import Callable  # noqa: E402
-
-
-def peak_memory_mb() -> float:
-    """Peak resident memory of this process so far, in MB.
-
-    Linux: ``VmHWM`` of ``/proc/self/status`` (``ru_maxrss`` would include the parent's memory
-    when this script is started by another Python process: it survives ``exec``).
-    """
-    try:
-        with open("/proc/self/status", encoding="ascii") as f:
-            for line in f:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return rss / 2**20 if sys.platform == "darwin" else rss / 1024
 
 
 def solve_scorecard_game(game: str, args: argparse.Namespace) -> dict:
     """Solve (or load) one scorecard preset; the result record."""
     import numba
 
+    from agents.solvers.cache import peak_memory_mb
     from agents.solvers.scorecard_dp import load_or_solve_scorecard
 
     if args.threads:

@@ -167,3 +167,23 @@ def load_table(path: str | os.PathLike, key: dict) -> tuple[dict[str, np.ndarray
         _corrupt(path, f"bad array table in header ({exc})")
         return None
     return arrays, meta
+
+
+def peak_memory_mb() -> float:
+    """Peak resident memory of this process so far, in MB.
+
+    Linux: ``VmHWM`` of ``/proc/self/status`` (``ru_maxrss`` would include the parent's memory
+    when a script is started by another Python process: it survives ``exec``).
+    """
+    try:
+        with open("/proc/self/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    import resource
+    import sys
+
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return rss / 2**20 if sys.platform == "darwin" else rss / 1024

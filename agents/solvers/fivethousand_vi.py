@@ -68,7 +68,9 @@ import numpy as np
 
 from agents.solvers import cache as C
 from agents.solvers import fivethousand_kernels as K
+from agents.solvers.cache import peak_memory_mb
 from dice_env.fivethousand import rules as R
+from dice_env.fivethousand.bots import coerce_rules
 from dice_env.fivethousand.rules import FiveThousandRules
 
 __all__ = [
@@ -96,19 +98,6 @@ DEFAULT_TOL = 1e-9
 N_DICE = R.N_DICE
 #: ties between banking and rolling on closer than this go to banking (the agent's rule)
 TIE_TOL = 1e-12
-
-
-def coerce_rules(rules: FiveThousandRules | dict | str | None = None) -> FiveThousandRules:
-    """Rules from a ``FiveThousandRules``, a dict of knobs, or ``None`` / a game name (the
-    default rules of 5000)."""
-    if isinstance(rules, FiveThousandRules):
-        return rules
-    if isinstance(rules, dict):
-        return FiveThousandRules.from_knobs(rules)
-    if rules is None or isinstance(rules, str):
-        return FiveThousandRules()
-    raise ValueError(f"rules must be a FiveThousandRules, a dict of knobs or None, got "
-                     f"{rules!r}")
 
 
 # --------------------------------------------------------------------------------------------
@@ -944,22 +933,6 @@ def load_or_solve_solo(rules: FiveThousandRules | dict | str | None = None, *,
     if _save(path, key, {"turns": sol.turns, "newton_steps": sol.newton_steps}, meta):
         sol.cache_path = path
     return sol
-
-
-def peak_memory_mb() -> float:
-    """Peak resident memory of this process so far, in MB (``VmHWM`` on Linux)."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as f:
-            for line in f:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    import resource
-    import sys
-
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return rss / 2**20 if sys.platform == "darwin" else rss / 1024
 
 
 def solve_fivethousand_summary(cache_dir: str | os.PathLike | None = None, force: bool = False,

@@ -17,6 +17,7 @@ import numpy as np
 from dice_env.fivethousand import rules as R
 from dice_env.fivethousand.observation import decode_observation
 from dice_env.fivethousand.rules import FiveThousandRules
+from dice_env.random_player import RandomPlayer
 
 
 def coerce_rules(rules: FiveThousandRules | dict | str | None) -> FiveThousandRules:
@@ -110,30 +111,13 @@ class ThresholdBot:
         return np.where(legal, actions, np.argmax(masks, axis=1)).astype(np.int64)
 
 
-class RandomBot:
+class RandomBot(RandomPlayer):
     """Uniformly random legal actions, from its own seedable generator."""
 
     def __init__(self, rules: FiveThousandRules | dict | str | None = None,
                  seed: int | None = None) -> None:
+        super().__init__(rules, seed)
         self.rules = coerce_rules(rules)
-        self.rng = np.random.default_rng(seed)
-
-    def seed(self, seed: int | None = None) -> None:
-        """Reseed the bot's generator."""
-        self.rng = np.random.default_rng(seed)
-
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        legal = np.flatnonzero(np.asarray(action_mask))
-        if legal.size == 0:
-            raise ValueError("the action mask has no legal action")
-        return int(legal[self.rng.integers(legal.size)])
-
-    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        masks = np.asarray(masks).astype(bool)
-        if not masks.any(axis=1).all():
-            raise ValueError("some rows of the action mask have no legal action")
-        keys = np.where(masks, self.rng.random(masks.shape), -1.0)
-        return np.argmax(keys, axis=1)
 
 
 Policy = Callable[[np.ndarray, np.ndarray], Any]
