@@ -54,7 +54,7 @@ def main(argv: list[str] | None = None) -> Path:
             ax.axhline(0.5, color="k", ls=":", lw=1)
         ax.set_title(game)
         ax.set_xlabel("training timesteps (millions)")
-        ax.set_ylabel("mean score" if metric == "mean_score" else "win rate vs heuristic")
+        ax.set_ylabel("mean score" if metric == "mean_score" else "win rate (seat-balanced)")
         ax.grid(alpha=0.3)
         ax.legend(loc="lower right")
     fig.tight_layout()
