@@ -50,7 +50,7 @@ def load_config(game: str, path: str | Path | None = None) -> dict:
     return config
 
 
-def make_training_env(config: dict, seed: int, opponent_model: Any = None):
+def make_training_env(config: dict, seed: int):
     """``VecMonitor(SB3VecEnv(batched env))`` for a config (opponents built for 5000)."""
     import gymnasium as gym
     from gymnasium.vector import AutoresetMode
@@ -61,8 +61,7 @@ def make_training_env(config: dict, seed: int, opponent_model: Any = None):
 
     kwargs = dict(config.get("env_kwargs", {}))
     if "opponent" in config:
-        opponent = opponent_model or agents.make(config["opponent"], "fivethousand",
-                                                 seed=seed)
+        opponent = agents.make(config["opponent"], "fivethousand", seed=seed)
         kwargs["opponents"] = [opponent] * (kwargs.get("num_players", 2) - 1)
     venv = gym.make_vec(config["env_id"], num_envs=config["num_envs"],
                         vectorization_mode="vector_entry_point",

@@ -28,7 +28,7 @@ from agents.training import (
 from dice_env.io import atomic_write_bytes
 
 
-def build_model(config: dict, seed: int, run_dir: Path, device: str):
+def build_model(config: dict, seed: int, device: str):
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.utils import LinearSchedule
 
@@ -78,7 +78,7 @@ def main(argv: list[str] | None = None) -> dict:
         if (run_dir / "checkpoint.pkl").exists():
             sys.exit(f"{run_dir} already holds a run: pass --resume to continue it, or choose "
                      "another --run-dir")
-        model = build_model(config, args.seed, run_dir, args.device)
+        model = build_model(config, args.seed, args.device)
         if args.init_from:
             from sb3_contrib import MaskablePPO
 

@@ -154,10 +154,9 @@ class ScorecardEnv(ScorecardOptions, gym.Env):
                                   self._box_points, s.upper_total, s.five_state(self.rules))[0]
 
     def _info(self) -> dict:
-        legal_pts = np.where(self._box_legal[0], self._box_points[0], 0)
         info = {
             "action_mask": self._mask.astype(np.int8),
-            "must_scratch": bool(self._box_legal[0].any() and legal_pts.max() <= 0),
+            "must_scratch": bool(G.must_scratch(self._box_legal, self._box_points)[0]),
             "box_points": self._box_points[0].copy(),
         }
         if self._state.finished()[0]:
@@ -167,16 +166,7 @@ class ScorecardEnv(ScorecardOptions, gym.Env):
     # -- public API --------------------------------------------------------------------
     def score_breakdown(self) -> dict[str, int]:
         """Upper, upper bonus, lower, five-of-a-kind bonus and TOTAL of the scorecard so far."""
-        s, r = self._state, self.rules
-        filled = np.where(s.scores[0] == G.OPEN, 0, s.scores[0])
-        upper = int(filled[r.tables.is_upper].sum())
-        return {
-            "upper": upper,
-            "upper_bonus": int(s.upper_bonus(r)[0]),
-            "lower": int(filled[r.tables.is_lower].sum()),
-            "penta_bonus": int(s.five_bonus[0]),
-            "total": int(s.total(r)[0]),
-        }
+        return {k: int(v[0]) for k, v in self._state.score_breakdown(self.rules).items()}
 
     def action_masks(self) -> np.ndarray:
         """Bool mask of the legal actions (sb3-contrib's MaskablePPO calls this)."""

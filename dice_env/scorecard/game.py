@@ -79,9 +79,6 @@ class ScorecardState:
     def open_boxes(self) -> np.ndarray:
         return self.scores == OPEN
 
-    def turns_done(self) -> np.ndarray:
-        return (self.scores != OPEN).sum(axis=1)
-
     def finished(self) -> np.ndarray:
         return (self.scores != OPEN).all(axis=1)
 
@@ -91,6 +88,17 @@ class ScorecardState:
 
     def upper_bonus(self, rules: Rules) -> np.ndarray:
         return np.where(self.upper_total >= rules.upper_bonus_threshold, rules.upper_bonus, 0)
+
+    def score_breakdown(self, rules: Rules) -> dict[str, np.ndarray]:
+        """``(N,)`` arrays: upper, upper bonus, lower, five-of-a-kind bonus and TOTAL so far."""
+        filled = np.where(self.scores == OPEN, 0, self.scores)
+        return {
+            "upper": filled[:, rules.tables.is_upper].sum(axis=1),
+            "upper_bonus": self.upper_bonus(rules),
+            "lower": filled[:, rules.tables.is_lower].sum(axis=1),
+            "penta_bonus": self.five_bonus,
+            "total": self.total(rules),
+        }
 
     def total(self, rules: Rules) -> np.ndarray:
         """The scorecard TOTAL: every box, the upper bonus and the five-of-a-kind bonuses."""
@@ -123,6 +131,14 @@ def start_games(rules: Rules, state: ScorecardState, rows: np.ndarray,
 def box_options(rules: Rules, state: ScorecardState):
     """``box_outcomes`` for the current roll of every game: ``(legal, points, bonus)``."""
     return box_outcomes(rules, state.roll, state.open_boxes(), state.five_state(rules))
+
+
+def must_scratch(legal: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """``(N,)`` True where a box must be filled but no legal box scores above zero.
+
+    ``legal`` and ``points`` as :func:`box_options` returns them (points are 0 where illegal).
+    """
+    return legal.any(axis=1) & ~(points > 0).any(axis=1)
 
 
 def action_mask(rules: Rules, state: ScorecardState, canonical_holds: bool = True,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dice_env.scorecard.game import OPEN, ScorecardState
+from dice_env.scorecard.game import OPEN, ScorecardState, must_scratch
 from dice_env.scorecard.rules import Rules
 
 MUST_SCRATCH_WARNING = "No open box scores: you must scratch one."
@@ -40,7 +40,7 @@ def render_scorecard(rules: Rules, state: ScorecardState, box_points: np.ndarray
         lines.append(f"  {rules.labels[rules.five_kind_box] + ' bonus':<{width}} "
                      f"{int(state.five_bonus[row]):5d}")
     lines.append(f"  {'TOTAL':<{width}} {int(state.total(rules)[row]):5d}")
-    legal_points = np.where(box_legal[row], box_points[row], 0)
-    if not state.finished()[row] and box_legal[row].any() and legal_points.max() <= 0:
+    legal_points = np.where(box_legal[row:row + 1], box_points[row:row + 1], 0)
+    if must_scratch(box_legal[row:row + 1], legal_points)[0]:
         lines.append(MUST_SCRATCH_WARNING)
     return "\n".join(lines) + "\n"

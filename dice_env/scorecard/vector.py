@@ -99,25 +99,9 @@ class ScorecardVectorEnv(ScorecardOptions, VectorEnv):
     def _observations(self) -> np.ndarray:
         return self._encode(self._state, self._open, self._five, self._outcomes)
 
-    @staticmethod
-    def _must_scratch(outcomes) -> np.ndarray:
-        legal, points, _ = outcomes
-        return legal.any(axis=1) & ~(points > 0).any(axis=1)
-
     def _infos(self) -> dict:
         return {"action_mask": self._mask.view(np.int8), "_action_mask": self._all,
-                "must_scratch": self._must_scratch(self._outcomes), "_must_scratch": self._all}
-
-    def _score_breakdown(self, state: G.ScorecardState) -> dict:
-        r = self.rules
-        filled = np.where(state.scores == G.OPEN, 0, state.scores)
-        return {
-            "upper": filled[:, r.tables.is_upper].sum(axis=1),
-            "upper_bonus": state.upper_bonus(r),
-            "lower": filled[:, r.tables.is_lower].sum(axis=1),
-            "penta_bonus": state.five_bonus,
-            "total": state.total(r),
-        }
+                "must_scratch": G.must_scratch(*self._outcomes[:2]), "_must_scratch": self._all}
 
     def _scatter(self, rows: np.ndarray, values: np.ndarray) -> np.ndarray:
         """A ``(N, ...)`` array holding ``values`` at ``rows`` (bool) and zeros elsewhere."""
@@ -135,13 +119,13 @@ class ScorecardVectorEnv(ScorecardOptions, VectorEnv):
             final_obs[i] = obs[j]
         final_info = {
             "action_mask": self._scatter(done, mask.view(np.int8)), "_action_mask": done,
-            "must_scratch": self._scatter(done, self._must_scratch(outcomes)),
+            "must_scratch": self._scatter(done, G.must_scratch(*outcomes[:2])),
             "_must_scratch": done,
         }
         if terminated.any():
             ended_term = terminated[done]
             score = {k: self._scatter(terminated, v[ended_term])
-                     for k, v in self._score_breakdown(ended).items()}
+                     for k, v in ended.score_breakdown(self.rules).items()}
             score.update({f"_{k}": terminated for k in list(score)})
             final_info["score"], final_info["_score"] = score, terminated
         if illegal.any():
@@ -223,7 +207,7 @@ class ScorecardVectorEnv(ScorecardOptions, VectorEnv):
             self._needs_reset = done.copy()
             if terminated.any():
                 score = {k: np.where(terminated, v, 0)
-                         for k, v in self._score_breakdown(self._state).items()}
+                         for k, v in self._state.score_breakdown(self.rules).items()}
                 score.update({f"_{k}": terminated for k in list(score)})
                 extra = {"score": score, "_score": terminated}
         self._refresh()
