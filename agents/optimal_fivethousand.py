@@ -398,13 +398,16 @@ class OptimalAgent:
 # Solo games (two or more players: agents.fivethousand_matches.play_fivethousand_matches)
 # ------------------------------------------------------------------------------------------
 def play_solo_games(player: Any, n_games: int, *, rules: FiveThousandRules | dict | None = None,
-                    seed: int | None = 0, max_steps: int = 100_000) -> np.ndarray:
+                    seed: int | None = 0, max_steps: int = 100_000,
+                    on_decision: Any = None) -> np.ndarray:
     """Play ``n_games`` solo games side by side on the game core; the turns each took.
 
     Dice from ``numpy.random.default_rng(seed)``; the player sees the solo env's observation
     (``act_batch`` for all the games at once, else ``act`` one by one).  The count includes
     the winning turn and turns lost to opening busts, as the solo env's return does.  An
-    illegal action raises ``ValueError``.
+    illegal action raises ``ValueError``.  ``on_decision(0, rows, state, masks, actions)``
+    watches every decision, as in :func:`agents.evaluation.fivethousand_matches.
+    play_fivethousand_matches`.
     """
     rules = VI.coerce_rules(rules)
     rng = np.random.default_rng(seed)
@@ -426,6 +429,8 @@ def play_solo_games(player: Any, n_games: int, *, rules: FiveThousandRules | dic
         ok[ok] = masks[np.flatnonzero(ok), chosen[ok]]
         if not ok.all():
             raise ValueError(f"{player!r} chose an illegal action")
+        if on_decision is not None:
+            on_decision(0, rows, state.take(rows), masks, chosen)
         actions = np.zeros(n_games, dtype=np.int64)
         actions[rows] = chosen
         G.step_games(rules, state, actions, rng, active=~state.finished())

@@ -1,11 +1,21 @@
 #!/usr/bin/env python
-"""Evaluate every agent on every game; write ``results/benchmark.csv`` and ``benchmark.md``.
+"""Evaluate agents on the games: the benchmark tables, or any policy's exact gap to the optimum.
 
-Scorecard games: each agent plays the same ``--games`` games with **common random numbers**
-(game ``i`` draws its dice from its own stream seeded by ``(seed, i)``), so the differences
-between agents are paired; reported: mean, SD, SEM, and the paired difference to the optimal
-agent with a 95 % CI.  5000: two-player head-to-head games against each opponent,
-seat-balanced (each player opens half the games), win rates with 95 % CIs.
+Without ``--agent`` / ``--regret``: every registered agent on every game, written to
+``results/benchmark.csv`` and ``benchmark.md`` (or ``--out``).  Scorecard games: each agent
+plays the same ``--games`` games with **common random numbers** (game ``i`` draws its dice from
+its own stream seeded by ``(seed, i)``), so the differences between agents are paired;
+reported: mean, SD, SEM, and the paired difference to the optimal agent with a 95 % CI.  5000:
+two-player head-to-head games against each opponent, seat-balanced (each player opens half the
+games), win rates with 95 % CIs.
+
+``--agent SPEC`` (repeatable) evaluates any policy on one ``--game`` (default penta): a
+registered name, a stable-baselines3 model zip (MaskablePPO, PPO, A2C, DQN) or
+``module:attr`` / ``path/to/file.py:attr`` (see ``agents.load``).  ``--regret`` measures the
+exact per-decision regret against the optimum (``agents.evaluation.optimality_gap``): the gap
+with its 95 % CI and where it is lost; for 5000, in win probability against the optimal player
+(or in turns for ``dice_env/FiveThousandSolo-v0``).  These runs print their results and write
+files only with ``--out``.
 """
 
 from __future__ import annotations
@@ -14,6 +24,7 @@ import argparse
 import csv
 import io
 import json
+import sys
 import time
 from pathlib import Path
 
@@ -42,10 +53,16 @@ def try_make(name: str, game: str, seed: int):
         return None
 
 
-def evaluate_scorecard(game: str, names: list[str], games: int, seed: int) -> list[dict]:
+def evaluate_scorecard(game: str, names: list[str], games: int, seed: int,
+                       players: dict | None = None) -> list[dict]:
+    """Rows of the benchmark table for one scorecard game (``players``: name -> agent, else
+    built from ``names``), and every agent's totals."""
     totals, seconds = {}, {}
-    for name in tqdm(names, desc=game, leave=False):
-        agent = try_make(name, game, seed)
+    if players is None:
+        players = {name: try_make(name, game, seed) for name in names}
+    if "optimal" not in players:  # the reference of the paired differences
+        players = {**players, "optimal": try_make("optimal", game, seed)}
+    for name, agent in tqdm(players.items(), desc=game, leave=False):
         if agent is None:
             continue
         start = time.perf_counter()
@@ -157,9 +174,94 @@ def plot_score_distributions(all_totals: dict[str, dict[str, np.ndarray]], path:
     atomic_write_bytes(path, buf.getvalue())
 
 
+def _fail(parser: argparse.ArgumentParser, message: str) -> None:
+    """A one-line error and exit code 2, as argparse does for bad arguments."""
+    parser.print_usage(sys.stderr)
+    print(f"{parser.prog}: error: {message}", file=sys.stderr)
+    raise SystemExit(2)
+
+
+def _is_solo(game: str) -> bool:
+    return game == "dice_env/FiveThousandSolo-v0"
+
+
+def evaluate_specs(parser: argparse.ArgumentParser, args: argparse.Namespace) -> list:
+    """``--agent`` / ``--regret``: evaluate the given policies on one game and print it."""
+    from agents.evaluation import fivethousand_gap, optimality_gap
+
+    game = args.game
+    try:
+        family = agents.game_family(game)
+    except ValueError as err:
+        _fail(parser, str(err))
+    specs = args.agent or (args.agents if family == agents.SCORECARD
+                           else args.fivethousand_agents)
+    players = {}
+    for spec in specs:
+        try:
+            players[spec] = agents.load(spec, game)
+        except (ValueError, ImportError, FileNotFoundError) as err:
+            _fail(parser, f"--agent {spec}: {err}")
+        if hasattr(players[spec], "seed"):
+            players[spec].seed(args.seed)
+    results = []
+    if args.regret:
+        for spec, agent in players.items():
+            if family == agents.SCORECARD:
+                r = optimality_gap(agent, game, args.games, args.seed, name=spec,
+                                   progress=True)
+            else:
+                r = fivethousand_gap(agent, args.games, args.seed, name=spec,
+                                     mode="solo" if _is_solo(game) else "two-player")
+            print(r.format_text(), flush=True)
+            results.append(r.summary())
+    elif family == agents.SCORECARD:
+        results, _ = evaluate_scorecard(game, [], args.games, args.seed, players)
+    else:
+        opponents = {o: try_make(o, game, args.seed) for o in args.opponents}
+        for name, agent in players.items():
+            for opp, opponent in opponents.items():
+                if opponent is None:
+                    continue
+                result = play_fivethousand_matches([agent, opponent], args.games,
+                                                   seed=args.seed)
+                p, low, high = result.win_rate_ci(0)
+                results.append({"game": "fivethousand", "agent": name, "opponent": opp,
+                                "games": args.games, "win_rate": p, "ci_low": low,
+                                "ci_high": high})
+    if not args.regret:
+        for r in results:
+            what = (f"mean {r['mean']:8.2f} ± {r['sem']:.2f}" if r.get("opponent", "") == ""
+                    else f"win rate {r['win_rate']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}]"
+                         f" vs {r['opponent']}")
+            diff = ""
+            if "diff_to_optimal" in r:
+                diff = (f"   paired diff. to optimal {r['diff_to_optimal']:+.2f} "
+                        f"[{r['diff_ci_low']:+.2f}, {r['diff_ci_high']:+.2f}]")
+            print(f"{game:18s} {r['agent']:24s} {what}{diff}")
+    if args.out is not None:
+        name = "regret.json" if args.regret else "evaluation.json"
+        atomic_write_text(args.out / name, json.dumps(results, indent=1, default=float) + "\n")
+        print(f"written: {args.out / name}")
+    return results
+
+
 def main(argv: list[str] | None = None) -> list[dict]:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=10_000, help="games per agent and game")
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[1])
+    parser.add_argument("--games", type=int, default=None,
+                        help="games per agent and game (default 10000; 2000 with --agent or "
+                             "--regret)")
+    parser.add_argument("--agent", action="append", metavar="SPEC",
+                        help="evaluate this policy on --game (repeatable): a registered name, a "
+                             "stable-baselines3 model zip (MaskablePPO, PPO, A2C, DQN; "
+                             "'dqn:path.zip' names the algorithm) or module:attr / "
+                             "path/to/file.py:attr")
+    parser.add_argument("--game", default="penta",
+                        help="the game of --agent / --regret runs: a preset, 'fivethousand' or "
+                             "a Gymnasium id (default %(default)s)")
+    parser.add_argument("--regret", action="store_true",
+                        help="exact per-decision regret against the optimum: the gap with its "
+                             "95 %% CI, by decision kind, turn and box")
     parser.add_argument("--fivethousand-games", type=int, default=None,
                         help="5000 games per pairing (default: --games)")
     parser.add_argument("--seed", type=int, default=0)
@@ -170,8 +272,19 @@ def main(argv: list[str] | None = None) -> list[dict]:
     parser.add_argument("--fivethousand-agents", nargs="*", default=FIVE_THOUSAND_AGENTS)
     parser.add_argument("--opponents", nargs="*", default=FIVE_THOUSAND_OPPONENTS,
                         help="5000 opponents")
-    parser.add_argument("--out", type=Path, default=Path("results"))
+    parser.add_argument("--out", type=Path, default=None,
+                        help="output folder (default: results/ for the benchmark; --agent / "
+                             "--regret runs write only when given one)")
     args = parser.parse_args(argv)
+    adhoc = bool(args.agent) or args.regret
+    if args.games is None:
+        args.games = 2000 if adhoc else 10_000
+    if args.games < (2 if adhoc else 1):
+        _fail(parser, f"--games must be at least {2 if adhoc else 1}, got {args.games}")
+    if adhoc:
+        return evaluate_specs(parser, args)
+    if args.out is None:
+        args.out = Path("results")
 
     rows, optimal_values, all_totals = [], {}, {}
     for game in tqdm(args.scorecard_games, desc="scorecard games"):
@@ -185,7 +298,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
         rows += evaluate_fivethousand(args.fivethousand_agents, args.opponents,
                                       args.fivethousand_games or args.games, args.seed)
     command = "python scripts/evaluate.py " + " ".join(argv if argv is not None else
-                                                       __import__("sys").argv[1:])
+                                                       sys.argv[1:])
     atomic_write_text(args.out / "benchmark.csv", to_csv(rows))
     atomic_write_text(args.out / "benchmark.md", to_markdown(rows, command.strip(),
                                                              optimal_values))
