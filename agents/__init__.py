@@ -14,6 +14,15 @@ as ``"dice_env/Penta-v0"``, a :class:`~dice_env.scorecard.rules.Rules`, or ``"fi
 to a game family, looks the player name up in a small registry of ``"module:Class"`` entries
 imported lazily (so heavy players -- the DP ``optimal`` agent, ``ppo`` -- cost nothing until
 asked for), and calls ``Class(game, **options)``.  :func:`register` adds entries.
+
+:func:`load` builds a player from whatever a user has, without registering it: a registered
+name, a stable-baselines3 model ``.zip`` (MaskablePPO, PPO, A2C, DQN; checked against the game),
+``"module:attr"`` / ``"path/to/my_bot.py:MyBot"`` naming an agent class, object, factory or
+policy function ``(observation, action_mask) -> action``, or such an object itself (see
+:mod:`agents.loading`)::
+
+    bot = agents.load("models/my_dqn.zip", "penta")
+    bot = agents.load("my_bots.py:policy", "dice-poker")
 """
 
 from __future__ import annotations
@@ -24,7 +33,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-__all__ = ["Agent", "available", "game_family", "make", "register", "resolve_game"]
+__all__ = ["Agent", "available", "game_family", "load", "make", "register", "resolve_game"]
 
 
 @runtime_checkable
@@ -201,3 +210,16 @@ def make(name: str, game: Any = "penta", **options: Any) -> Agent:
     cls = _load(entries[name])
     _check_options(cls, name, options)
     return cls(resolved, **options)
+
+
+def load(spec: Any, game: Any = "penta", **options: Any) -> Agent:
+    """Build a player for ``game`` from ``spec``: a registered name, a stable-baselines3 model
+    path (``"dqn:my.zip"`` to name the algorithm), ``"module:attr"`` /
+    ``"path/to/file.py:attr"``, or an agent object, class, factory or policy function.
+
+    See :func:`agents.loading.load` (imported on first use: torch and stable-baselines3 only
+    load with a model).
+    """
+    from agents.loading import load as load_spec
+
+    return load_spec(spec, game, **options)

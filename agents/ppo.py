@@ -3,6 +3,8 @@
 The committed models live in ``results/models/<game>.zip`` (written by ``scripts/train.py``);
 ``model_path`` loads another one.  The player is deterministic by default (the most probable
 legal action) and always passes the action mask, so it never returns an illegal action.
+:class:`PPOAgent` is an :class:`~agents.loading.SB3Agent` (what :func:`agents.load` builds for a
+model file) that finds the committed model of its game.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-import numpy as np
+from agents.loading import SB3Agent
 
 MODELS_DIR = Path(__file__).resolve().parent.parent / "results" / "models"
 
@@ -30,8 +32,12 @@ def default_model_path(game: Any) -> Path:
     return MODELS_DIR / f"{name}.zip"
 
 
-class PPOAgent:
-    """A trained MaskablePPO policy as a player.
+class PPOAgent(SB3Agent):
+    """A trained MaskablePPO policy as a player (an :class:`~agents.loading.SB3Agent`).
+
+    The model's spaces are checked against the game's env when it is loaded, so a model
+    trained for another game is refused with a message naming both games.  Any model
+    :class:`~agents.loading.SB3Agent` loads (PPO, A2C, DQN) works too.
 
     Args:
         game: the game (preset name, env id or ``"fivethousand"``) -- picks the default model.
@@ -44,42 +50,9 @@ class PPOAgent:
     def __init__(self, game: Any = "penta", model_path: str | os.PathLike | None = None,
                  deterministic: bool = True, seed: int | None = None,
                  device: str = "cpu") -> None:
-        from sb3_contrib import MaskablePPO
-
         path = Path(model_path) if model_path is not None else default_model_path(game)
         if not path.exists():
             raise FileNotFoundError(f"no trained model at {path}; train one with "
                                     f"`python scripts/train.py {getattr(game, 'name', game)}` "
                                     "or pass model_path=")
-        self.game = game
-        self.model_path = path
-        self.model = MaskablePPO.load(path, device=device)
-        self.deterministic = deterministic
-        self.seed(seed)
-
-    @classmethod
-    def from_model(cls, model: Any, game: Any, deterministic: bool = True) -> PPOAgent:
-        """Wrap a live MaskablePPO model (no file), e.g. to evaluate it during training."""
-        agent = cls.__new__(cls)
-        agent.game, agent.model_path, agent.model = game, None, model
-        agent.deterministic = deterministic
-        return agent
-
-    def seed(self, seed: int | None = None) -> None:
-        """Seed the policy's sampling (only matters when not deterministic)."""
-        if seed is not None:
-            import torch
-
-            torch.manual_seed(seed)
-
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        """The policy's action for one observation, restricted to the legal ones."""
-        return int(self.act_batch(np.asarray(observation)[None],
-                                  np.asarray(action_mask)[None])[0])
-
-    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        """One legal action per row of ``observations`` / ``masks``."""
-        masks = np.asarray(masks).astype(bool)
-        actions, _ = self.model.predict(np.asarray(observations, dtype=np.float32),
-                                        action_masks=masks, deterministic=self.deterministic)
-        return np.asarray(actions, dtype=np.int64)
+        super().__init__(game, path, deterministic=deterministic, seed=seed, device=device)
