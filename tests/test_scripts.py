@@ -46,3 +46,44 @@ def test_bench_env_json(tmp_path):
     result = json.loads(out.strip().splitlines()[-1])
     assert result["envs"]["dice_env/Penta-v0"]["batched"]["64"] > 0
     assert (tmp_path / "env_speed.md").exists()
+
+
+def test_evaluate_regret_of_any_policy(tmp_path):
+    """--agent SPEC --regret: a registered name and a policy function from a file, side by
+    side; nothing written without --out."""
+    bot = tmp_path / "my_bot.py"
+    bot.write_text("import numpy as np\n\n"
+                   "def policy(observation, action_mask):\n"
+                   "    return int(np.flatnonzero(action_mask)[-1])  # always score a box\n")
+    out = run("scripts/evaluate.py", "--agent", "heuristic", "--agent", f"{bot}:policy",
+              "--regret", "--games", "30", "--game", "penta").stdout
+    assert out.count("gap to the optimum") == 2
+    assert "hold after roll 1" in out and "box after roll 3" in out
+    assert "paired final scores" in out and "variance reduction" in out
+    out = run("scripts/evaluate.py", "--agent", "threshold", "--regret", "--games", "40",
+              "--game", "fivethousand", "--out", str(tmp_path)).stdout
+    assert "win rate vs optimal" in out
+    assert json.loads((tmp_path / "regret.json").read_text())[0]["agent"] == "threshold"
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--agent", "no_such_bot"], "unknown player"),
+    (["--agent", "missing/model.zip"], "no such model file"),
+    (["--agent", "heuristic", "--game", "pentaa"], "unknown game"),
+    (["--regret", "--games", "1"], "at least 2"),
+])
+def test_evaluate_refuses_bad_arguments(args, message):
+    proc = subprocess.run([sys.executable, "scripts/evaluate.py", *args], cwd=ROOT,
+                          capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert message in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_regret_report_runs_small(tmp_path):
+    run("scripts/regret_report.py", "--games", "12", "--fivethousand-games", "20",
+        "--scorecard-games", "penta", "--out", str(tmp_path))
+    text = (tmp_path / "regret.md").read_text()
+    assert "## penta" in text and "## 5000" in text and "variance reduction" in text
+    data = json.loads((tmp_path / "regret.json").read_text())
+    assert {r["agent"] for r in data["scorecard"]["penta"]} >= {"greedy", "heuristic", "optimal"}
+    assert (tmp_path / "regret.png").stat().st_size > 0

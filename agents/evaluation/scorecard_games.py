@@ -21,8 +21,8 @@ from dice_env.scorecard import game as G
 from dice_env.scorecard.observation import encode_observation
 from dice_env.scorecard.rules import Rules, get_rules
 
-__all__ = ["ScorecardGames", "play_scorecard_games", "rules_of", "run_scorecard_games",
-           "scorecard_observations"]
+__all__ = ["ScorecardGames", "actions_of", "play_scorecard_games", "rules_of",
+           "run_scorecard_games", "scorecard_observations"]
 
 #: ``on_decision(first_game, rows, state, masks, actions)``: called before each step with the
 #: index of the batch's first game, the rows (within the batch) that decide, their states (a
@@ -77,7 +77,7 @@ class ScorecardGames:
         self.five_bonus[sl] = state.five_bonus
 
 
-def _actions_of(agent: Any, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+def actions_of(agent: Any, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
     """The player's actions for a batch of decisions, checked for shape and legality."""
     act_batch = getattr(agent, "act_batch", None)
     if act_batch is not None:
@@ -143,7 +143,7 @@ def run_scorecard_games(agent: Any, game: str | Rules, n_games: int, seed: int |
             masks = G.action_mask(rules, state, canonical_holds, legal)
             rows = np.flatnonzero(active)
             obs = scorecard_observations(rules, state, points)[rows]
-            chosen = _actions_of(agent, obs, masks[rows])
+            chosen = actions_of(agent, obs, masks[rows])
             if on_decision is not None:
                 on_decision(start, rows, state.take(rows), masks[rows], chosen)
             actions = np.zeros(n, dtype=np.int64)
