@@ -50,6 +50,29 @@ def load_config(game: str, path: str | Path | None = None) -> dict:
     return config
 
 
+def apply_overrides(config: dict, overrides: list[str]) -> dict:
+    """A copy of ``config`` with ``"a.b=value"`` overrides applied (``value`` parsed as JSON,
+    else kept as a string).  ``ValueError`` for a malformed override."""
+    config = copy.deepcopy(config)
+    for item in overrides:
+        key, sep, raw = item.partition("=")
+        if not sep or not key:
+            raise ValueError(f"override {item!r} should look like key=value, e.g. "
+                             "ppo.ent_coef=0.01")
+        try:
+            value = json.loads(raw)
+        except json.JSONDecodeError:
+            value = raw
+        *path, last = key.split(".")
+        node = config
+        for part in path:
+            node = node.setdefault(part, {})
+            if not isinstance(node, dict):
+                raise ValueError(f"override {item!r}: {part!r} is not a section of the config")
+        node[last] = value
+    return config
+
+
 def make_training_env(config: dict, seed: int):
     """``VecMonitor(SB3VecEnv(batched env))`` for a config (opponents built for 5000)."""
     import gymnasium as gym
@@ -68,7 +91,29 @@ def make_training_env(config: dict, seed: int):
                         autoreset_mode=AutoresetMode.SAME_STEP, **kwargs)
     sb3 = SB3VecEnv(venv, reward_scale=config.get("reward_scale", 1.0))
     sb3.seed(seed)
-    return VecMonitor(sb3)
+    return shaped(VecMonitor(sb3), config)
+
+
+def shaped(monitor, config: dict):
+    """``monitor`` wrapped in the config's reward shaping, if it has one.
+
+    ``"shaping": {"upper_bonus": w}`` adds ``w`` times the potential-based upper-bonus shaping
+    of :mod:`agents.shaping` (the monitor below it still records the true returns).
+    """
+    shaping = config.get("shaping")
+    if not shaping:
+        return monitor
+    unknown = sorted(set(shaping) - {"upper_bonus", "scale"})
+    if unknown:
+        raise ValueError(f"unknown shaping options {unknown}; known: ['upper_bonus', 'scale']")
+    from agents.shaping import BonusShapingVecEnv
+    from dice_env import SCORECARD_IDS
+    from dice_env.scorecard.rules import get_rules
+
+    rules = get_rules(SCORECARD_IDS[config["env_id"]])
+    return BonusShapingVecEnv(monitor, rules, weight=shaping.get("upper_bonus", 1.0),
+                              reward_scale=config.get("reward_scale", 1.0),
+                              scale=shaping.get("scale", 6.0))
 
 
 def evaluate_policy_score(model: Any, config: dict) -> dict:
@@ -113,7 +158,8 @@ def _set_rng_states(states: dict) -> None:
 
 def save_checkpoint(run_dir: Path, model: Any, extra: dict) -> Path:
     """Write the whole training state to ``run_dir/checkpoint.pkl`` atomically."""
-    monitor = model.get_env()
+    env = model.get_env()
+    monitor = env.venv if hasattr(env, "_phi") else env  # below the reward shaping, if any
     sb3 = monitor.venv
     buf = io.BytesIO()
     model.save(buf)
@@ -131,6 +177,7 @@ def save_checkpoint(run_dir: Path, model: Any, extra: dict) -> Path:
         "num_timesteps": model.num_timesteps,
         "rng": _rng_states(),
         "extra": extra,
+        "shaping_phi": getattr(env, "_phi", None),
     }
     path = run_dir / CHECKPOINT_NAME
     atomic_write_bytes(path, pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL))
@@ -162,7 +209,10 @@ def load_checkpoint(run_dir: Path, device: str = "cpu"):
     monitor = VecMonitor(sb3)
     for k, v in state["monitor"].items():
         setattr(monitor, k, v)
-    model = MaskablePPO.load(io.BytesIO(state["model_zip"]), env=monitor, device=device)
+    env = shaped(monitor, state["extra"].get("config", {}))
+    if env is not monitor:
+        env._phi = state.get("shaping_phi")
+    model = MaskablePPO.load(io.BytesIO(state["model_zip"]), env=env, device=device)
     model._last_obs = state["last_obs"]
     model._last_episode_starts = state["last_episode_starts"]
     model.ep_info_buffer = state["ep_info_buffer"]

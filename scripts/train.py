@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 from agents.training import (
+    apply_overrides,
     load_checkpoint,
     load_config,
     make_callback,
@@ -57,6 +58,10 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument("--max-minutes", type=float, default=None,
                         help="stop (with a checkpoint) after this long; --resume continues")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="override a config entry, e.g. --set ppo.ent_coef=0.01 --set "
+                             "shaping.upper_bonus=1 (VALUE is JSON; repeatable; a resumed run "
+                             "keeps the settings it was started with)")
     args = parser.parse_args(argv)
 
     import torch
@@ -65,6 +70,10 @@ def main(argv: list[str] | None = None) -> dict:
     if args.threads:
         torch.set_num_threads(args.threads)
     config = load_config(args.game, args.config)
+    try:
+        config = apply_overrides(config, args.set)
+    except ValueError as err:
+        parser.error(str(err))
     total = args.timesteps or config["total_timesteps"]
     run_dir = args.run_dir or Path("runs") / f"{args.game}-seed{args.seed}"
     run_dir.mkdir(parents=True, exist_ok=True)
@@ -73,6 +82,7 @@ def main(argv: list[str] | None = None) -> dict:
         if extra.get("seed") != args.seed or extra.get("game") != args.game:
             sys.exit(f"the checkpoint in {run_dir} is for game {extra.get('game')!r} seed "
                      f"{extra.get('seed')}; pass the same game and --seed")
+        config = extra.get("config", config)
         print(f"resuming {run_dir} at {model.num_timesteps:,} timesteps")
     else:
         if (run_dir / "checkpoint.pkl").exists():
