@@ -64,6 +64,7 @@ _REGISTRY: dict[str, dict[str, str]] = {
         "heuristic": "agents.scorecard_bots:HeuristicAgent",
         "optimal": "agents.optimal:OptimalAgent",
         "ppo": "agents.ppo:PPOAgent",
+        "learned-value": "agents.scorecard.learned_value:LearnedValueAgent",
     },
     FIVE_THOUSAND: {
         "random": "agents.fivethousand_bots:RandomAgent",
@@ -71,6 +72,7 @@ _REGISTRY: dict[str, dict[str, str]] = {
         "heuristic": "agents.fivethousand_bots:HeuristicAgent",
         "optimal": "agents.optimal_fivethousand:OptimalAgent",
         "ppo": "agents.ppo:PPOAgent",
+        "learned-value": "agents.fivethousand.learned_value:LearnedValueAgent",
     },
 }
 

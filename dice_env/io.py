@@ -48,3 +48,15 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
 def atomic_write_text(path: str | os.PathLike, text: str) -> None:
     """Write ``text`` (UTF-8) to ``path`` atomically."""
     atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def atomic_write_figure(path: str | os.PathLike, figure, dpi: int = 110) -> None:
+    """Save a matplotlib ``figure`` as a PNG at ``path`` atomically, then close it."""
+    import io
+
+    buf = io.BytesIO()
+    figure.savefig(buf, format="png", dpi=dpi)
+    import matplotlib.pyplot as plt
+
+    plt.close(figure)
+    atomic_write_bytes(path, buf.getvalue())

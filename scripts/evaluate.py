@@ -34,11 +34,11 @@ from tqdm import tqdm
 import agents
 from agents.evaluation import play_scorecard_games
 from agents.fivethousand_matches import play_fivethousand_matches
-from dice_env.io import atomic_write_bytes, atomic_write_text
+from dice_env.io import atomic_write_figure, atomic_write_text
 
 SCORECARD_GAMES = ["penta", "dice-poker", "yahtzee-official"]
-SCORECARD_AGENTS = ["random", "greedy", "heuristic", "optimal", "ppo"]
-FIVE_THOUSAND_AGENTS = ["random", "threshold", "heuristic", "optimal", "ppo"]
+SCORECARD_AGENTS = ["random", "greedy", "heuristic", "optimal", "ppo", "learned-value"]
+FIVE_THOUSAND_AGENTS = ["random", "threshold", "heuristic", "optimal", "ppo", "learned-value"]
 FIVE_THOUSAND_OPPONENTS = ["threshold", "heuristic", "optimal"]
 COLUMNS = ["game", "agent", "opponent", "games", "mean", "std", "sem", "win_rate",
            "ci_low", "ci_high", "diff_to_optimal", "diff_ci_low", "diff_ci_high", "seconds"]
@@ -168,10 +168,7 @@ def plot_score_distributions(all_totals: dict[str, dict[str, np.ndarray]], path:
         ax.set_xlim(0, 500)
         ax.legend(fontsize=8)
     fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=110)
-    plt.close(fig)
-    atomic_write_bytes(path, buf.getvalue())
+    atomic_write_figure(path, fig)
 
 
 def _fail(parser: argparse.ArgumentParser, message: str) -> None:

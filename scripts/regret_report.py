@@ -15,7 +15,6 @@ Only the documented full run (no count options) writes ``results/``; other runs 
 from __future__ import annotations
 
 import argparse
-import io
 import json
 import math
 import sys
@@ -26,7 +25,7 @@ from tqdm import tqdm
 
 import agents
 from agents.evaluation import fivethousand_gap, optimality_gap
-from dice_env.io import atomic_write_bytes, atomic_write_text
+from dice_env.io import atomic_write_figure, atomic_write_text
 
 ROOT = Path(__file__).resolve().parent.parent
 GAMES = ["penta", "dice-poker"]
@@ -152,10 +151,7 @@ def plot(scorecard: dict[str, list], path: Path) -> None:
         ax_turn.set_title(f"{game}: by turn")
         ax_turn.legend(fontsize=8)
     fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=110)
-    plt.close(fig)
-    atomic_write_bytes(path, buf.getvalue())
+    atomic_write_figure(path, fig)
 
 
 def main(argv: list[str] | None = None) -> dict:

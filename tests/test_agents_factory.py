@@ -59,7 +59,8 @@ def test_game_resolution():
 
 
 def test_registry_lists_every_player():
-    assert agents.available("penta") == ["greedy", "heuristic", "optimal", "ppo", "random"]
+    assert agents.available("penta") == ["greedy", "heuristic", "learned-value", "optimal", "ppo",
+                                         "random"]
     assert {"heuristic", "ppo", "random", "threshold"} <= set(agents.available("fivethousand"))
     assert set(agents.available()) == {"scorecard", "fivethousand"}
 

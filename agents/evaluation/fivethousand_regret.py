@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from agents.evaluation.fivethousand_matches import play_fivethousand_matches
-from agents.evaluation.scorecard_regret import TOLERANCE, mean_ci
+from agents.evaluation.scorecard_regret import TOLERANCE, GapEstimate, mean_ci
 from dice_env.fivethousand import game as G
 from dice_env.fivethousand import rules as R
 
@@ -40,8 +40,9 @@ ACTION_KINDS = ("roll on", "bank")
 
 
 @dataclass
-class FiveThousandRegret:
-    """The exact-regret evaluation of one policy on 5000.
+class FiveThousandRegret(GapEstimate):
+    """The exact-regret evaluation of one policy on 5000 (``gap``: the mean loss per game,
+    win probability given up or turns added; ``ci``: its 95 % interval).
 
     Attributes:
         mode: ``"two-player"`` (losses in win probability, against the optimal player) or
@@ -78,17 +79,6 @@ class FiveThousandRegret:
     @property
     def unit(self) -> str:
         return "turns" if self.mode == "solo" else "win probability"
-
-    @property
-    def gap(self) -> float:
-        """Mean loss per game (win probability given up, or turns added)."""
-        return float(self.per_game.mean())
-
-    @property
-    def ci(self) -> tuple[float, float]:
-        """95 % confidence interval of :attr:`gap`."""
-        _, low, high = mean_ci(self.per_game)
-        return low, high
 
     def classical(self) -> np.ndarray:
         """``(games,)`` the gap measured from outcomes alone: ``baseline - won`` (two players),

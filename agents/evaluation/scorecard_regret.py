@@ -63,8 +63,25 @@ def decision_kinds(rules: Rules) -> list[str]:
     return names + [f"box after roll {r}"]
 
 
+class GapEstimate:
+    """The mean of ``per_game`` losses and its 95 % interval (shared by the regret results)."""
+
+    per_game: np.ndarray
+
+    @property
+    def gap(self) -> float:
+        """Mean loss per game."""
+        return float(self.per_game.mean())
+
+    @property
+    def ci(self) -> tuple[float, float]:
+        """95 % confidence interval of :attr:`gap`, ``(low, high)``."""
+        _, low, high = mean_ci(self.per_game)
+        return low, high
+
+
 @dataclass
-class ScorecardRegret:
+class ScorecardRegret(GapEstimate):
     """The exact-regret evaluation of one policy on one scorecard game.
 
     Per-game arrays have one entry per game (``games`` of them); losses are in points.
@@ -113,18 +130,8 @@ class ScorecardRegret:
     realized: np.ndarray | None = None
     estimator: str = "regret"
 
-    # -- the gap --------------------------------------------------------------------------
-    @property
-    def gap(self) -> float:
-        """Mean points lost per game: the estimate of ``V*(s0) - V^pi(s0)``."""
-        return float(self.per_game.mean())
-
-    @property
-    def ci(self) -> tuple[float, float]:
-        """95 % confidence interval of :attr:`gap`, ``(low, high)``."""
-        _, low, high = mean_ci(self.per_game)
-        return low, high
-
+    # -- the gap (``gap``: mean points lost per game, the estimate of V*(s0) - V^pi(s0);
+    # ``ci``: its 95 % interval) -------------------------------------------------------------
     @property
     def expected_score(self) -> float:
         """The policy's expected final score estimated from the regret: ``V*(s0) - gap``."""
