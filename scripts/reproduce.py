@@ -4,8 +4,8 @@
 ``--quick`` (default, a few minutes): solve every scorecard preset exactly (and 5000 when its
 solver is installed), then evaluate every agent on every game with a modest number of games;
 tables go to ``results/quick/`` so the committed full-size tables stay untouched.
-``--full``: the same with the full game counts, plus the optimal-play report, the 5000
-threshold sweep and the environment speed benchmark, written to ``results/``.
+``--full``: the same with the full game counts, plus the optimal-play report, the exact-regret
+report, the 5000 threshold sweep and the environment speed benchmark, written to ``results/``.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 import bench_env  # noqa: E402
 import evaluate  # noqa: E402
 import optimal_report  # noqa: E402
+import regret_report  # noqa: E402
 import solve  # noqa: E402
 import sweep_thresholds  # noqa: E402
 
@@ -63,6 +64,9 @@ def main(argv: list[str] | None = None) -> dict:
         t = stage("optimal-play report")
         optimal_report.main(["--out-dir", str(out), "--seed", str(args.seed)])
         timings["optimal_report"] = time.perf_counter() - t
+        t = stage("exact regret of every player")
+        regret_report.main(["--out", str(out), "--seed", str(args.seed)])
+        timings["regret_report"] = time.perf_counter() - t
         t = stage("5000 threshold sweep")
         sweep_thresholds.main(["--seed", str(args.seed), "--out", str(out)])
         timings["sweep"] = time.perf_counter() - t
