@@ -93,8 +93,8 @@ def to_markdown(game: str, rows: list[dict], command: str) -> str:
              f"(`agents/ppo_configs/{game}.json`), is trained from the same seed for the same "
              "budget, and is measured by its exact gap to the optimum "
              f"(`agents.evaluation.optimality_gap`, {EVAL_GAMES:,} games, seed 0; the gap is in "
-             "points of expected final score, lower is better). Wall-clock time and steps/s depend on "
-             "the machine's load when each variant ran; the gaps do not.", "",
+             "points of expected final score, lower is better). Wall-clock time and steps/s "
+             "depend on the machine's load when each variant ran; the gaps do not.", "",
              "| variant | change | steps | gap to the optimum (95 % CI) | after roll 1 | after "
              "roll 2 | box choice | upper bonus rate | train wall-clock | env steps/s |",
              "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
