@@ -1,0 +1,137 @@
+#!/usr/bin/env python
+"""Train a learned-value player (a turn-start value network played by exact turn expectimax).
+
+Scorecard games (penta, dice-poker, the yahtzee presets) train by fitted value iteration
+backwards over the number of filled boxes (``agents/scorecard/value_training.py``); the run
+writes ``model.pt`` and its learning curve ``model.curve.{csv,json}`` into ``--out`` (default
+``runs/learned-value-<GAME>-seed<SEED>/``), and ``--export PATH`` writes the same model and
+curve at ``PATH`` too -- e.g. ``results/models/learned-value-<GAME>.pt``, where
+``agents.make("learned-value", GAME)`` finds it (``--export default`` names that path).
+``fivethousand`` hands the remaining arguments to ``agents.fivethousand.value_training``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+SCORECARD_GAMES = ("penta", "dice-poker", "yahtzee-official", "yahtzee-free-joker",
+                   "yahtzee-no-bonus")
+FIVE_THOUSAND = "fivethousand"
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors (exit code 2)."""
+
+    def error(self, message: str):  # type: ignore[override]
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def _hidden(text: str) -> tuple[int, ...]:
+    try:
+        widths = tuple(int(w) for w in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected widths such as 64,64, got {text!r}") from None
+    if not widths or min(widths) < 1:
+        raise argparse.ArgumentTypeError(f"widths must be positive, got {text!r}")
+    return widths
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from agents.scorecard.value_training import TrainConfig
+
+    d = TrainConfig()
+    p = _Parser(prog="train_learned_value.py", description=__doc__.splitlines()[0],
+                epilog="Output: --out folder (default runs/learned-value-<GAME>-seed<SEED>/); "
+                       "results/models/ only with --export.")
+    p.add_argument("game", help=f"one of {', '.join(SCORECARD_GAMES + (FIVE_THOUSAND,))} "
+                                "(fivethousand takes its own options: fivethousand --help)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the states, games and weights")
+    p.add_argument("--out", type=Path, default=None,
+                   help="run folder (default runs/learned-value-<GAME>-seed<SEED>/)")
+    p.add_argument("--export", default=None, metavar="PATH",
+                   help="also write the model (and its curve) at PATH; 'default' means "
+                        "results/models/learned-value-<GAME>.pt")
+    p.add_argument("--minutes", type=float, default=10.0,
+                   help="wall-clock budget: refinement passes that would not fit are skipped "
+                        "(the backward sweep always completes; default 10)")
+    p.add_argument("--states", type=int, default=d.states_per_layer,
+                   help=f"states sampled per layer (default {d.states_per_layer})")
+    p.add_argument("--steps", type=int, default=d.steps,
+                   help=f"Adam steps per layer in the backward sweep (default {d.steps})")
+    p.add_argument("--refine-passes", type=int, default=d.refine_passes,
+                   help=f"on-policy refinement passes (default {d.refine_passes})")
+    p.add_argument("--refine-games", type=int, default=d.refine_games,
+                   help=f"games per refinement pass (default {d.refine_games})")
+    p.add_argument("--refine-steps", type=int, default=d.refine_steps,
+                   help=f"Adam steps per layer in a refinement pass (default {d.refine_steps})")
+    p.add_argument("--hidden", type=_hidden, default=d.hidden,
+                   help=f"hidden widths of each layer's MLP (default "
+                        f"{','.join(map(str, d.hidden))})")
+    p.add_argument("--threads", type=int, default=d.threads,
+                   help=f"torch threads (default {d.threads}: fastest for these small nets)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    return p
+
+
+def _check(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    if args.game not in SCORECARD_GAMES:
+        parser.error(f"unknown game {args.game!r}; choose from "
+                     f"{', '.join(SCORECARD_GAMES + (FIVE_THOUSAND,))}")
+    if not args.minutes > 0:
+        parser.error(f"--minutes must be positive, got {args.minutes}")
+    for name in ("states", "steps", "threads"):
+        if getattr(args, name) < 1:
+            parser.error(f"--{name} must be at least 1, got {getattr(args, name)}")
+    for name in ("refine_passes", "refine_games", "refine_steps"):
+        if getattr(args, name) < 0:
+            parser.error(f"--{name.replace('_', '-')} must be 0 or more, got "
+                         f"{getattr(args, name)}")
+    if args.refine_passes and not (args.refine_games and args.refine_steps):
+        parser.error("refinement passes need --refine-games and --refine-steps above 0")
+    if args.out is not None and args.out.exists() and not args.out.is_dir():
+        parser.error(f"--out {args.out} exists and is not a folder")
+    if args.export not in (None, "default") and Path(args.export).is_dir():
+        parser.error(f"--export {args.export} is a folder; give a file path such as "
+                     f"results/models/learned-value-{args.game}.pt")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Parse the arguments, train, write the outputs; returns the exit code."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] == FIVE_THOUSAND:
+        from agents.fivethousand.value_training import main as fivethousand_main
+
+        return fivethousand_main(argv[1:])
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    _check(parser, args)
+
+    from agents.scorecard.learned_value import default_model_path, rules_of
+    from agents.scorecard.value_training import TrainConfig, train, write_outputs
+
+    config = TrainConfig(game=args.game, seed=args.seed, hidden=args.hidden,
+                         states_per_layer=args.states, steps=args.steps,
+                         refine_passes=args.refine_passes, refine_games=args.refine_games,
+                         refine_steps=args.refine_steps, max_minutes=args.minutes,
+                         threads=args.threads, progress=not args.no_progress)
+    out = args.out or Path("runs") / f"learned-value-{args.game}-seed{args.seed}"
+    result = train(config)
+    paths = write_outputs(result, out / "model.pt")
+    if args.export is not None:
+        export = (default_model_path(rules_of(args.game)) if args.export == "default"
+                  else Path(args.export))
+        paths = write_outputs(result, export)
+    games = [r for r in result.curve if r["layer"] == "all"]
+    score = (f"; self-play {games[-1]['mean_score']:.2f} ± {games[-1]['score_se']:.2f} "
+             f"over {games[-1]['games']} games" if games else "")
+    print(f"trained {args.game} in {result.seconds:.0f} s, "
+          f"{result.curve[-1]['states_solved']:,} turn states solved{score}; "
+          f"model {paths['model']}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
