@@ -27,8 +27,8 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 GAMES = ["penta", "dice-poker", "fivethousand"]
 #: the training options of the committed models (scripts/train_learned_value.py)
-TRAIN_OPTIONS = {"penta": ["--steps", "8000", "--refine-passes", "0"],
-                 "dice-poker": ["--steps", "8000", "--refine-passes", "0"],
+TRAIN_OPTIONS = {"penta": ["--steps", "8000", "--refine-passes", "0", "--minutes", "60"],
+                 "dice-poker": ["--steps", "8000", "--refine-passes", "0", "--minutes", "60"],
                  "fivethousand": []}
 
 

@@ -377,7 +377,10 @@ class _Run:
         for layer in range(n_boxes - 1, -1, -1):
             states = sample_states(self.rules, layer, self.cfg.states_per_layer, self.rng,
                                    self.cfg.uniform_upper)
-            steps = self.affordable_steps(self.cfg.steps, layer + 1, until)
+            # a budget may shorten the sweep's fits, never below a quarter of their steps:
+            # a layer fitted with a handful of steps values the whole card wrongly
+            steps = max(self.affordable_steps(self.cfg.steps, layer + 1, until),
+                        self.cfg.steps // 4)
             warm = layer + 1 if layer + 1 < n_boxes else None
             self.fit(0, layer, states, steps, warm, self.cfg.lr, bar)
 
@@ -421,7 +424,8 @@ def train(config: TrainConfig) -> TrainResult:
     """Train a learned-value model (see the module doc).  Returns it with its learning curve.
 
     With ``max_minutes``, the backward sweep gets the budget's ``sweep_share`` (all of it
-    without refinement) and scales its steps down if it runs short; a refinement pass runs
+    without refinement) and scales its steps down if it runs short (to a quarter of ``steps``
+    at the least, so it may overrun the budget on a slow machine); a refinement pass runs
     with fewer steps, or not at all, when the rest of the budget cannot hold it.  Refinement
     games are played with each model before its pass, and once more at the end, so the curve
     ends with the final model's mean score.
