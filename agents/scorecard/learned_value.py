@@ -10,7 +10,8 @@ What this module holds:
   for the values of one decision's actions (the player's choice).
 * :func:`state_features` -- the features the network sees (documented there).
 * :class:`ValueModel` -- the network: one small MLP per number of filled boxes (layer ``k`` values
-  the states with ``k`` boxes filled), with its save / load.
+  the states with ``k`` boxes filled; by default two hidden layers of 64 SiLU units on the
+  ``B + T + 10`` features, about 10k weights per layer: 0.5 MB for Penta), with its save / load.
 * :class:`LearnedValueAgent` -- the player: ``act`` / ``act_batch`` from env observations and
   action masks, ``state_action_values`` from a :class:`~dice_env.scorecard.game.ScorecardState`.
 
