@@ -20,6 +20,7 @@ import os
 
 import numpy as np
 
+from agents.scorecard.choice import best_legal_action
 from agents.solvers import scorecard_dp as DP
 from agents.solvers import scorecard_kernels as K
 from dice_env import dice as D
@@ -38,20 +39,6 @@ def _rules_of(game: str | Rules) -> Rules:
 
         game = SCORECARD_IDS.get(game, game)
     return get_rules(game)
-
-
-def _choose(values: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """Masked argmax over the last axis; ties go to scoring, then to the lowest action."""
-    mask = np.asarray(mask).astype(bool)
-    if mask.shape != values.shape:
-        raise ValueError(f"action mask has shape {mask.shape}, expected {values.shape}")
-    if not mask.any(axis=-1).all():
-        raise ValueError("the action mask has no legal action")
-    # A legal action the DP calls impossible (-inf) stays choosable when it is the only one:
-    # it ranks above every masked-out action.
-    v = np.where(mask, np.where(np.isfinite(values), values, -1e300), -np.inf)
-    order = np.concatenate([np.arange(N_HOLDS, v.shape[-1]), np.arange(N_HOLDS)])
-    return order[np.argmax(v[..., order], axis=-1)]
 
 
 class OptimalAgent:
@@ -142,7 +129,7 @@ class OptimalAgent:
         if observation.ndim != 1:
             raise ValueError(f"act takes one observation, got shape {observation.shape}; use "
                              "act_batch for a batch")
-        return int(_choose(self._values_one(observation), action_mask))
+        return int(best_legal_action(self._values_one(observation), action_mask))
 
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """One optimal legal action per row of ``observations`` / ``masks`` (``(N, ...)``).
@@ -155,7 +142,7 @@ class OptimalAgent:
                              f"{observations.shape}")
         if len(observations) == 0:
             return np.zeros(0, dtype=np.int64)
-        return _choose(self.action_values(observations), masks).astype(np.int64)
+        return best_legal_action(self.action_values(observations), masks).astype(np.int64)
 
     # -- decisions from game states ----------------------------------------------------------
 
@@ -168,7 +155,7 @@ class OptimalAgent:
 
     def act_states(self, state: G.ScorecardState, masks: np.ndarray) -> np.ndarray:
         """Optimal actions for the games of a ``ScorecardState`` (no observations needed)."""
-        return _choose(self.state_action_values(state), masks).astype(np.int64)
+        return best_legal_action(self.state_action_values(state), masks).astype(np.int64)
 
     def advise(self, state: dict, canonical_holds: bool = True) -> dict[int, float]:
         """Every legal action of a game state with its expected final score.

@@ -41,6 +41,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from agents.learned_value_io import mlp
 from dice_env.fivethousand import game as G
 from dice_env.fivethousand import rules as R
 from dice_env.fivethousand.observation import decode_observation, num_players_of
@@ -344,13 +345,7 @@ class ValueNet(nn.Module):
 
     def __init__(self, n_features: int, hidden: tuple[int, ...] = (64, 64)) -> None:
         super().__init__()
-        layers: list[nn.Module] = []
-        width = n_features
-        for h in hidden:
-            layers += [nn.Linear(width, h), nn.SiLU()]
-            width = h
-        layers.append(nn.Linear(width, 1))
-        self.body = nn.Sequential(*layers)
+        self.body = mlp(n_features, hidden)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """``(N,)`` logits of the win probability."""

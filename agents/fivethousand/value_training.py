@@ -29,7 +29,6 @@ agents.fivethousand.value_training``).
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from collections.abc import Sequence
@@ -40,8 +39,8 @@ import numpy as np
 import torch
 
 from agents.fivethousand.learned_value import ValueModel, rules_of, turn_start_values
+from agents.learned_value_io import write_model_and_curve
 from dice_env.fivethousand.rules import FiveThousandRules
-from dice_env.io import atomic_write_bytes, atomic_write_text
 
 __all__ = ["TrainConfig", "TrainResult", "main", "train", "write_outputs"]
 
@@ -205,19 +204,7 @@ def write_outputs(result: TrainResult, model_path: str | Path) -> dict[str, Path
     Returns the paths written: ``model``, ``curve_json``, ``curve_csv`` (``<stem>.curve.json``
     and ``<stem>.curve.csv``).
     """
-    model_path = Path(model_path)
-    result.model.save(model_path, result.meta())
-    stem = model_path.with_suffix("")
-    paths = {"model": model_path, "curve_json": Path(f"{stem}.curve.json"),
-             "curve_csv": Path(f"{stem}.curve.csv")}
-    atomic_write_text(paths["curve_json"], json.dumps(
-        {"config": asdict(result.config), "seconds": round(result.seconds, 1),
-         "curve": result.curve}, indent=1) + "\n")
-    lines = [",".join(CURVE_COLUMNS)]
-    for row in result.curve:
-        lines.append(",".join(str(row.get(c, "")) for c in CURVE_COLUMNS))
-    atomic_write_bytes(paths["curve_csv"], ("\n".join(lines) + "\n").encode())
-    return paths
+    return write_model_and_curve(result, model_path, CURVE_COLUMNS)
 
 
 class _Parser(argparse.ArgumentParser):

@@ -33,6 +33,8 @@ import numpy as np
 import torch
 from torch import nn
 
+from agents.learned_value_io import mlp
+from agents.scorecard.choice import best_legal_action
 from dice_env import dice as D
 from dice_env.io import atomic_write_bytes
 from dice_env.scorecard import game as G
@@ -417,13 +419,7 @@ class LayerNet(nn.Module):
 
     def __init__(self, n_in: int, hidden: tuple[int, ...]) -> None:
         super().__init__()
-        layers: list[nn.Module] = []
-        width = n_in
-        for h in hidden:
-            layers += [nn.Linear(width, h), nn.SiLU()]
-            width = h
-        layers.append(nn.Linear(width, 1))
-        self.mlp = nn.Sequential(*layers)
+        self.mlp = mlp(n_in, hidden)
         self.register_buffer("offset", torch.zeros(()))
         self.register_buffer("scale", torch.ones(()))
 
@@ -496,21 +492,6 @@ class ValueModel(nn.Module):
 
 
 # -- the player ---------------------------------------------------------------------------------
-
-
-def choose(values: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """Masked argmax over the last axis; ties go to scoring, then to the lowest action.
-
-    A legal action valued ``-inf`` stays choosable when it is the only legal one.
-    """
-    mask = np.asarray(mask).astype(bool)
-    if mask.shape != values.shape:
-        raise ValueError(f"action mask has shape {mask.shape}, expected {values.shape}")
-    if not mask.any(axis=-1).all():
-        raise ValueError("the action mask has no legal action")
-    v = np.where(mask, np.where(np.isfinite(values), values, -1e300), -np.inf)
-    order = np.concatenate([np.arange(N_HOLDS, v.shape[-1]), np.arange(N_HOLDS)])
-    return order[np.argmax(v[..., order], axis=-1)]
 
 
 class LearnedValueAgent:
@@ -622,7 +603,7 @@ class LearnedValueAgent:
         if observation.ndim != 1:
             raise ValueError(f"act takes one observation, got shape {observation.shape}; use "
                              "act_batch for a batch")
-        return int(choose(self.action_values(observation), action_mask))
+        return int(best_legal_action(self.action_values(observation), action_mask))
 
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """One best legal action per row of ``observations`` / ``masks`` (``(N, ...)``)."""
@@ -632,7 +613,7 @@ class LearnedValueAgent:
                              f"{observations.shape}")
         if len(observations) == 0:
             return np.zeros(0, dtype=np.int64)
-        return choose(self.action_values(observations), masks).astype(np.int64)
+        return best_legal_action(self.action_values(observations), masks).astype(np.int64)
 
     # -- decisions from game states ----------------------------------------------------------
 
@@ -644,4 +625,4 @@ class LearnedValueAgent:
 
     def act_states(self, state: G.ScorecardState, masks: np.ndarray) -> np.ndarray:
         """Best legal actions for the games of a ``ScorecardState``."""
-        return choose(self.state_action_values(state), masks).astype(np.int64)
+        return best_legal_action(self.state_action_values(state), masks).astype(np.int64)

@@ -17,7 +17,6 @@ held-out fit error) and a row per pass with the mean score of the games played.
 from __future__ import annotations
 
 import itertools
-import json
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -25,6 +24,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from agents.learned_value_io import write_model_and_curve
 from agents.scorecard.learned_value import (
     LearnedValueAgent,
     ValueModel,
@@ -32,9 +32,13 @@ from agents.scorecard.learned_value import (
     rules_of,
     turn_start_values,
 )
-from dice_env.io import atomic_write_bytes, atomic_write_text
 from dice_env.scorecard import game as G
 from dice_env.scorecard.rules import FIVE_FIFTY, FIVE_OPEN, FIVE_ZERO, Rules
+
+#: columns of the learning-curve CSV
+CURVE_COLUMNS = ("pass", "layer", "states", "steps", "games", "states_solved", "seconds",
+                 "solve_seconds", "fit_seconds", "mean_value", "train_rmse", "val_rmse",
+                 "mean_score", "score_se", "predicted_score")
 
 __all__ = ["TrainConfig", "TrainResult", "sample_states", "train", "write_outputs"]
 
@@ -466,19 +470,4 @@ def write_outputs(result: TrainResult, model_path: str | Path) -> dict[str, Path
 
     Returns the paths written: ``model``, ``curve_json``, ``curve_csv``.
     """
-    model_path = Path(model_path)
-    result.model.save(model_path, result.meta())
-    stem = model_path.with_suffix("")
-    paths = {"model": model_path, "curve_json": Path(f"{stem}.curve.json"),
-             "curve_csv": Path(f"{stem}.curve.csv")}
-    atomic_write_text(paths["curve_json"], json.dumps(
-        {"config": asdict(result.config), "seconds": round(result.seconds, 1),
-         "curve": result.curve}, indent=1) + "\n")
-    columns = ["pass", "layer", "states", "steps", "games", "states_solved", "seconds",
-               "solve_seconds", "fit_seconds", "mean_value", "train_rmse", "val_rmse",
-               "mean_score", "score_se", "predicted_score"]
-    lines = [",".join(columns)]
-    for row in result.curve:
-        lines.append(",".join("" if row.get(c) is None else str(row.get(c)) for c in columns))
-    atomic_write_bytes(paths["curve_csv"], ("\n".join(lines) + "\n").encode())
-    return paths
+    return write_model_and_curve(result, model_path, CURVE_COLUMNS)
