@@ -22,13 +22,13 @@ import csv
 import io
 import json
 import pickle
-import random
 import time
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from agents.lean_ppo import rng_states, set_rng_states
 from dice_env.io import atomic_write_bytes, atomic_write_text
 
 CONFIG_DIR = Path(__file__).resolve().parent / "ppo_configs"
@@ -73,25 +73,47 @@ def apply_overrides(config: dict, overrides: list[str]) -> dict:
     return config
 
 
-def make_training_env(config: dict, seed: int):
-    """``VecMonitor(SB3VecEnv(batched env))`` for a config (opponents built for 5000)."""
+def make_batched_env(config: dict, seed: int | None = None):
+    """The config's natively batched Gymnasium vector env (SAME_STEP autoreset; the
+    opponents of 5000 built with :func:`agents.make`)."""
     import gymnasium as gym
     from gymnasium.vector import AutoresetMode
-    from stable_baselines3.common.vec_env import VecMonitor
 
     import agents
-    from dice_env.sb3 import SB3VecEnv
 
     kwargs = dict(config.get("env_kwargs", {}))
     if "opponent" in config:
         opponent = agents.make(config["opponent"], "fivethousand", seed=seed)
         kwargs["opponents"] = [opponent] * (kwargs.get("num_players", 2) - 1)
-    venv = gym.make_vec(config["env_id"], num_envs=config["num_envs"],
+    return gym.make_vec(config["env_id"], num_envs=config["num_envs"],
                         vectorization_mode="vector_entry_point",
                         autoreset_mode=AutoresetMode.SAME_STEP, **kwargs)
-    sb3 = SB3VecEnv(venv, reward_scale=config.get("reward_scale", 1.0))
+
+
+def make_training_env(config: dict, seed: int):
+    """``VecMonitor(SB3VecEnv(batched env))`` for a config (opponents built for 5000)."""
+    from stable_baselines3.common.vec_env import VecMonitor
+
+    from dice_env.sb3 import SB3VecEnv
+
+    sb3 = SB3VecEnv(make_batched_env(config, seed), reward_scale=config.get("reward_scale", 1.0))
     sb3.seed(seed)
     return shaped(VecMonitor(sb3), config)
+
+
+def _shaping_settings(config: dict) -> dict | None:
+    shaping = config.get("shaping")
+    if not shaping:
+        return None
+    unknown = sorted(set(shaping) - {"upper_bonus", "scale"})
+    if unknown:
+        raise ValueError(f"unknown shaping options {unknown}; known: ['upper_bonus', 'scale']")
+    from dice_env import SCORECARD_IDS
+    from dice_env.scorecard.rules import get_rules
+
+    return {"rules": get_rules(SCORECARD_IDS[config["env_id"]]),
+            "weight": float(shaping.get("upper_bonus", 1.0)),
+            "scale": float(shaping.get("scale", 6.0))}
 
 
 def shaped(monitor, config: dict):
@@ -100,20 +122,41 @@ def shaped(monitor, config: dict):
     ``"shaping": {"upper_bonus": w}`` adds ``w`` times the potential-based upper-bonus shaping
     of :mod:`agents.shaping` (the monitor below it still records the true returns).
     """
-    shaping = config.get("shaping")
-    if not shaping:
+    settings = _shaping_settings(config)
+    if settings is None:
         return monitor
-    unknown = sorted(set(shaping) - {"upper_bonus", "scale"})
-    if unknown:
-        raise ValueError(f"unknown shaping options {unknown}; known: ['upper_bonus', 'scale']")
     from agents.shaping import BonusShapingVecEnv
-    from dice_env import SCORECARD_IDS
-    from dice_env.scorecard.rules import get_rules
 
-    rules = get_rules(SCORECARD_IDS[config["env_id"]])
-    return BonusShapingVecEnv(monitor, rules, weight=shaping.get("upper_bonus", 1.0),
+    return BonusShapingVecEnv(monitor, settings["rules"], weight=settings["weight"],
                               reward_scale=config.get("reward_scale", 1.0),
-                              scale=shaping.get("scale", 6.0))
+                              scale=settings["scale"])
+
+
+def shaping_potential(config: dict):
+    """``obs -> (N,)`` the config's shaping potential in points (for the lean trainer), or
+    None when the config has no shaping."""
+    settings = _shaping_settings(config)
+    if settings is None:
+        return None
+    from agents.shaping import bonus_potential
+
+    rules, weight, scale = settings["rules"], settings["weight"], settings["scale"]
+    return lambda obs: weight * bonus_potential(rules, obs, scale)
+
+
+def build_sb3_model(config: dict, seed: int, device: str = "cpu", num_envs: int | None = None):
+    """A fresh MaskablePPO model for a config (``num_envs`` overrides the config's)."""
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.utils import LinearSchedule
+
+    if num_envs is not None:
+        config = {**config, "num_envs": num_envs}
+    env = make_training_env(config, seed)
+    ppo = dict(config["ppo"])
+    if ppo.pop("learning_rate_schedule", "constant") == "linear":  # decays to 0 at the end
+        ppo["learning_rate"] = LinearSchedule(ppo["learning_rate"], 0.0, 1.0)
+    return MaskablePPO("MlpPolicy", env, seed=seed, device=device, verbose=0,
+                       policy_kwargs=config.get("policy_kwargs"), **ppo)
 
 
 def evaluate_policy_score(model: Any, config: dict) -> dict:
@@ -141,21 +184,6 @@ def evaluate_policy_score(model: Any, config: dict) -> dict:
     return {"win_rate": p, "sem": float(np.sqrt(p * (1 - p) / ev["games"]))}
 
 
-def _rng_states() -> dict:
-    import torch
-
-    return {"torch": torch.get_rng_state(), "numpy": np.random.get_state(),
-            "python": random.getstate()}
-
-
-def _set_rng_states(states: dict) -> None:
-    import torch
-
-    torch.set_rng_state(states["torch"])
-    np.random.set_state(states["numpy"])
-    random.setstate(states["python"])
-
-
 def save_checkpoint(run_dir: Path, model: Any, extra: dict) -> Path:
     """Write the whole training state to ``run_dir/checkpoint.pkl`` atomically."""
     env = model.get_env()
@@ -175,13 +203,32 @@ def save_checkpoint(run_dir: Path, model: Any, extra: dict) -> Path:
         "ep_info_buffer": model.ep_info_buffer,
         "ep_success_buffer": model.ep_success_buffer,
         "num_timesteps": model.num_timesteps,
-        "rng": _rng_states(),
+        "rng": rng_states(),
         "extra": extra,
         "shaping_phi": getattr(env, "_phi", None),
     }
     path = run_dir / CHECKPOINT_NAME
     atomic_write_bytes(path, pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL))
     return path
+
+
+def read_checkpoint(run_dir: Path) -> dict:
+    """The raw checkpoint dict of ``run_dir`` (either trainer).
+
+    Raises ``ValueError`` with a hint when the file is missing, truncated or of another version.
+    """
+    path = Path(run_dir) / CHECKPOINT_NAME
+    if not path.exists():
+        raise ValueError(f"no checkpoint at {path}; start the run without --resume")
+    try:
+        state = pickle.loads(path.read_bytes())
+    except Exception as err:  # a truncated or garbled pickle raises many kinds of errors
+        raise ValueError(f"checkpoint {path} is unreadable ({err}); delete it to start over "
+                         "or restore a backup") from None
+    if not isinstance(state, dict) or state.get("version") != CHECKPOINT_VERSION:
+        raise ValueError(f"checkpoint {path} has an unknown format; it was written by another "
+                         "version of dice-env")
+    return state
 
 
 def load_checkpoint(run_dir: Path, device: str = "cpu"):
@@ -194,17 +241,10 @@ def load_checkpoint(run_dir: Path, device: str = "cpu"):
 
     from dice_env.sb3 import SB3VecEnv
 
-    path = Path(run_dir) / CHECKPOINT_NAME
-    if not path.exists():
-        raise ValueError(f"no checkpoint at {path}; start the run without --resume")
-    try:
-        state = pickle.loads(path.read_bytes())
-    except Exception as err:  # a truncated or garbled pickle raises many kinds of errors
-        raise ValueError(f"checkpoint {path} is unreadable ({err}); delete it to start over "
-                         "or restore a backup") from None
-    if not isinstance(state, dict) or state.get("version") != CHECKPOINT_VERSION:
-        raise ValueError(f"checkpoint {path} has an unknown format; it was written by another "
-                         "version of dice-env")
+    state = read_checkpoint(run_dir)
+    if state.get("trainer", "sb3") != "sb3":
+        raise ValueError(f"the checkpoint in {run_dir} is a {state['trainer']!r} run; resume it "
+                         "with scripts/train.py, which picks the trainer")
     sb3 = SB3VecEnv(state["venv"], reward_scale=state["reward_scale"])
     monitor = VecMonitor(sb3)
     for k, v in state["monitor"].items():
@@ -218,7 +258,7 @@ def load_checkpoint(run_dir: Path, device: str = "cpu"):
     model.ep_info_buffer = state["ep_info_buffer"]
     model.ep_success_buffer = state["ep_success_buffer"]
     model.num_timesteps = state["num_timesteps"]
-    _set_rng_states(state["rng"])
+    set_rng_states(state["rng"])
     return model, state["extra"]
 
 
@@ -291,3 +331,105 @@ def make_callback(run_dir: Path, config: dict, extra: dict, deadline: float | No
             return not self.stopped_at_deadline
 
     return TrainingCallback()
+
+
+class LeanRun:
+    """A run of the lean trainer (:mod:`agents.lean_ppo`) in a run directory.
+
+    The same files and schedule as the SB3 runs: ``checkpoint.pkl`` (atomic, between an update
+    and the next rollout), ``eval.csv`` (the learning curve, with wall-clock training seconds)
+    and the periodic evaluation of the config's ``eval`` section.  The network is copied into a
+    MaskablePPO model for evaluation and export (:meth:`sb3_model`), so the exported ``.zip``
+    is an ordinary SB3 model.
+    """
+
+    def __init__(self, run_dir: Path, trainer: Any, config: dict, extra: dict) -> None:
+        self.run_dir = Path(run_dir)
+        self.trainer = trainer
+        self.config = config
+        self.extra = extra
+        self.extra.setdefault("history", [])
+        self.extra.setdefault("next_eval", 0)
+        self.extra.setdefault("next_checkpoint", config["checkpoint_every_timesteps"])
+        self.extra.setdefault("train_seconds", 0.0)
+        self._shell = None
+
+    @classmethod
+    def start(cls, run_dir: Path, config: dict, extra: dict, seed: int, total: int) -> LeanRun:
+        from agents.lean_ppo import LeanTrainer
+
+        trainer = LeanTrainer(make_batched_env(config, seed), config, seed, total,
+                              potential=shaping_potential(config))
+        return cls(run_dir, trainer, config, extra)
+
+    @classmethod
+    def resume(cls, run_dir: Path) -> LeanRun:
+        from agents.lean_ppo import LeanTrainer
+
+        state = read_checkpoint(run_dir)
+        if state.get("trainer") != "lean":
+            raise ValueError(f"the checkpoint in {run_dir} is not a lean-trainer run")
+        config = state["extra"]["config"]
+        trainer = LeanTrainer.from_state(state["lean"], config,
+                                         potential=shaping_potential(config))
+        return cls(run_dir, trainer, config, state["extra"])
+
+    @property
+    def num_timesteps(self) -> int:
+        return self.trainer.num_timesteps
+
+    def sb3_model(self):
+        """A MaskablePPO model holding the current network (built once, then refreshed)."""
+        if self._shell is None:  # SB3 seeds the global generators: keep the run's streams
+            states = rng_states()
+            self._shell = build_sb3_model(self.config, self.extra.get("seed", 0), num_envs=1)
+            set_rng_states(states)
+        self._shell.policy.load_state_dict(self.trainer.net.state_dict())
+        self._shell.num_timesteps = self.trainer.num_timesteps
+        return self._shell
+
+    def save(self) -> Path:
+        state = {"version": CHECKPOINT_VERSION, "trainer": "lean",
+                 "lean": self.trainer.state(), "extra": self.extra}
+        path = self.run_dir / CHECKPOINT_NAME
+        atomic_write_bytes(path, pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL))
+        return path
+
+    def evaluate(self) -> None:
+        history = self.extra["history"]
+        if history and history[-1]["timesteps"] == self.num_timesteps:
+            return
+        result = evaluate_policy_score(self.sb3_model(), self.config)
+        history.append({"timesteps": self.num_timesteps, **result,
+                        "train_seconds": round(self.extra["train_seconds"], 1)})
+        write_learning_curve(self.run_dir, history)
+
+    def run(self, total: int, deadline: float | None = None, progress: bool = True) -> bool:
+        """Train to ``total`` timesteps; True when stopped (with a checkpoint) at ``deadline``."""
+        from tqdm import tqdm
+
+        self.trainer.total_timesteps = int(total)
+        bar = tqdm(total=total, initial=self.num_timesteps, unit="step", disable=not progress,
+                   smoothing=0.1)
+        try:
+            while self.num_timesteps < total:
+                if self.num_timesteps >= self.extra["next_eval"]:
+                    self.evaluate()
+                    self.extra["next_eval"] += self.config["eval"]["every_timesteps"]
+                if self.num_timesteps >= self.extra["next_checkpoint"]:
+                    self.extra["next_checkpoint"] += self.config["checkpoint_every_timesteps"]
+                    self.save()
+                if deadline is not None and time.monotonic() >= deadline:
+                    self.save()
+                    return True
+                before, clock = self.num_timesteps, time.perf_counter()
+                stats = self.trainer.train_iteration()
+                self.extra["train_seconds"] += time.perf_counter() - clock
+                bar.update(self.num_timesteps - before)
+                bar.set_postfix(ret=f"{stats['mean_return']:.1f}",
+                                sps=f"{stats['steps_per_s']:.0f}")
+        finally:
+            bar.close()
+        self.evaluate()
+        self.save()
+        return False

@@ -19,26 +19,40 @@ import time
 from pathlib import Path
 
 from agents.training import (
+    LeanRun,
     apply_overrides,
+    build_sb3_model,
     load_checkpoint,
     load_config,
     make_callback,
-    make_training_env,
+    read_checkpoint,
     save_checkpoint,
 )
 from dice_env.io import atomic_write_bytes
 
 
-def build_model(config: dict, seed: int, device: str):
-    from sb3_contrib import MaskablePPO
-    from stable_baselines3.common.utils import LinearSchedule
+def _train_sb3(model, run_dir: Path, config: dict, extra: dict, total: int,
+               deadline: float | None, args: argparse.Namespace):
+    """Train with SB3's MaskablePPO.learn; returns the model at the last checkpoint."""
+    from stable_baselines3.common.logger import configure
 
-    env = make_training_env(config, seed)
-    ppo = dict(config["ppo"])
-    if ppo.pop("learning_rate_schedule", "constant") == "linear":  # decays to 0 at the end
-        ppo["learning_rate"] = LinearSchedule(ppo["learning_rate"], 0.0, 1.0)
-    return MaskablePPO("MlpPolicy", env, seed=seed, device=device, verbose=0,
-                       policy_kwargs=config.get("policy_kwargs"), **ppo)
+    segment = len(list((run_dir / "logs").glob("segment-*"))) if (run_dir / "logs").exists() \
+        else 0
+    model.set_logger(configure(str(run_dir / "logs" / f"segment-{segment}"),
+                               ["csv", "tensorboard"]))
+    callback = make_callback(run_dir, config, extra, deadline)
+    remaining = total - model.num_timesteps
+    if remaining > 0:
+        model.learn(remaining, callback=callback, reset_num_timesteps=False,
+                    progress_bar=not args.no_progress)
+        if callback.stopped_at_deadline:
+            # the checkpoint was written at the last update; the partial rollout after it
+            # is dropped, so load it back before exporting
+            model, extra = load_checkpoint(run_dir, device=args.device)
+        else:
+            callback.evaluate()
+            save_checkpoint(run_dir, model, extra)
+    return model
 
 
 def main(argv: list[str] | None = None) -> dict:
@@ -65,7 +79,6 @@ def main(argv: list[str] | None = None) -> dict:
     args = parser.parse_args(argv)
 
     import torch
-    from stable_baselines3.common.logger import configure
 
     if args.threads:
         torch.set_num_threads(args.threads)
@@ -78,41 +91,48 @@ def main(argv: list[str] | None = None) -> dict:
     run_dir = args.run_dir or Path("runs") / f"{args.game}-seed{args.seed}"
     run_dir.mkdir(parents=True, exist_ok=True)
     if args.resume:
-        model, extra = load_checkpoint(run_dir, device=args.device)
+        try:
+            lean = read_checkpoint(run_dir).get("trainer") == "lean"
+        except ValueError as err:
+            sys.exit(str(err))
+        if lean:
+            run = LeanRun.resume(run_dir)
+            extra = run.extra
+        else:
+            model, extra = load_checkpoint(run_dir, device=args.device)
         if extra.get("seed") != args.seed or extra.get("game") != args.game:
             sys.exit(f"the checkpoint in {run_dir} is for game {extra.get('game')!r} seed "
                      f"{extra.get('seed')}; pass the same game and --seed")
         config = extra.get("config", config)
-        print(f"resuming {run_dir} at {model.num_timesteps:,} timesteps")
+        done = run.num_timesteps if lean else model.num_timesteps
+        print(f"resuming {run_dir} at {done:,} timesteps")
     else:
         if (run_dir / "checkpoint.pkl").exists():
             sys.exit(f"{run_dir} already holds a run: pass --resume to continue it, or choose "
                      "another --run-dir")
-        model = build_model(config, args.seed, args.device)
-        if args.init_from:
-            from sb3_contrib import MaskablePPO
-
-            model.policy.load_state_dict(
-                MaskablePPO.load(args.init_from, device=args.device).policy.state_dict())
+        lean = config.get("trainer", "sb3") == "lean"
+        if lean and args.init_from:
+            parser.error("--init-from works with the SB3 trainer only")
         extra = {"game": args.game, "seed": args.seed, "config": config,
                  "init_from": str(args.init_from) if args.init_from else None}
-    segment = len(list((run_dir / "logs").glob("segment-*"))) if (run_dir / "logs").exists() \
-        else 0
-    model.set_logger(configure(str(run_dir / "logs" / f"segment-{segment}"),
-                               ["csv", "tensorboard"]))
-    deadline = time.monotonic() + 60 * args.max_minutes if args.max_minutes else None
-    callback = make_callback(run_dir, config, extra, deadline)
-    remaining = total - model.num_timesteps
-    if remaining > 0:
-        model.learn(remaining, callback=callback, reset_num_timesteps=False,
-                    progress_bar=not args.no_progress)
-        if callback.stopped_at_deadline:
-            # the checkpoint was written at the last update; the partial rollout after it
-            # is dropped, so load it back before exporting
-            model, extra = load_checkpoint(run_dir, device=args.device)
+        if lean:
+            try:
+                run = LeanRun.start(run_dir, config, extra, args.seed, total)
+            except ValueError as err:
+                parser.error(str(err))
         else:
-            callback.evaluate()
-            save_checkpoint(run_dir, model, extra)
+            model = build_sb3_model(config, args.seed, args.device)
+            if args.init_from:
+                from sb3_contrib import MaskablePPO
+
+                model.policy.load_state_dict(
+                    MaskablePPO.load(args.init_from, device=args.device).policy.state_dict())
+    deadline = time.monotonic() + 60 * args.max_minutes if args.max_minutes else None
+    if lean:
+        run.run(total, deadline, progress=not args.no_progress)
+        model = run.sb3_model()
+    else:
+        model = _train_sb3(model, run_dir, config, extra, total, deadline, args)
     final = run_dir / "final.zip"
     import io
 

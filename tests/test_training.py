@@ -123,3 +123,79 @@ def test_bonus_shaping_telescopes_to_a_constant():
             true_sum[k] = infos[k]["score"]["total"]
         finished |= done
     np.testing.assert_allclose(shaped_sum, true_sum - phi0, atol=1e-3)
+
+
+def test_lean_trainer_resume_is_exact_and_exports_an_sb3_model(tmp_path):
+    """The lean trainer (config "trainer": "lean"), shaped: stopped at 256 steps and resumed,
+    it ends with the same weights and learning curve as an uninterrupted run, and its final
+    model is an ordinary MaskablePPO zip that agents.load plays."""
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    import agents
+    from agents.evaluation import play_scorecard_games
+
+    config = tmp_path / "tiny.json"
+    config.write_text(json.dumps({**TINY, "trainer": "lean"}))
+    a, b = tmp_path / "a", tmp_path / "b"
+    sets = ["--set", "shaping.upper_bonus=1"]
+    full = train("--config", config, "--timesteps", 768, "--run-dir", a, *sets)
+    train("--config", config, "--timesteps", 256, "--run-dir", b, *sets)
+    resumed = train("--config", config, "--timesteps", 768, "--run-dir", b, "--resume")
+    assert full["timesteps"] == resumed["timesteps"] == 768
+    pa = MaskablePPO.load(a / "final.zip").policy.state_dict()
+    pb = MaskablePPO.load(b / "final.zip").policy.state_dict()
+    assert all(torch.equal(pa[k], pb[k]) for k in pa)
+    rows_a = [r.split(",")[:2] for r in (a / "eval.csv").read_text().splitlines()]
+    rows_b = [r.split(",")[:2] for r in (b / "eval.csv").read_text().splitlines()]
+    assert rows_a == rows_b and len(rows_a) == 5  # header + 0, 256, 512, 768
+    player = agents.load(str(a / "final.zip"), "penta")
+    assert play_scorecard_games(player, "penta", 4, seed=0).shape == (4,)
+
+
+def test_lean_network_is_sb3_mlp_policy():
+    """ActorCritic has MlpPolicy's parameter names and computes the same masked distribution
+    and value, so copying its weights into a MaskablePPO model loses nothing."""
+    import numpy as np
+    import torch
+
+    from agents.lean_ppo import ActorCritic
+    from agents.training import build_sb3_model
+
+    config = {**TINY, "policy_kwargs": {"net_arch": {"pi": [32, 16], "vf": [24]}}}
+    model = build_sb3_model(config, seed=0, num_envs=1)
+    net = ActorCritic(45, 45, [32, 16], [24])
+    model.policy.load_state_dict(net.state_dict())  # strict: the same names and shapes
+    rng = np.random.default_rng(0)
+    obs = torch.as_tensor(rng.random((6, 45)), dtype=torch.float32)
+    mask = torch.as_tensor(rng.random((6, 45)) < 0.5)
+    mask[:, 0] = True
+    logp, values = net(obs, mask)
+    dist = model.policy.get_distribution(obs, action_masks=mask.numpy())
+    np.testing.assert_allclose(dist.distribution.probs.detach().numpy(), logp.exp().detach(),
+                               atol=1e-6)
+    np.testing.assert_allclose(model.policy.predict_values(obs).squeeze(-1).detach(),
+                               values.detach(), atol=1e-6)
+
+
+def test_lean_trainer_learns_and_refuses_unknown_settings():
+    """A short lean run on Penta raises the mean return well above random play's (~46)."""
+    import gymnasium as gym
+    from gymnasium.vector import AutoresetMode
+
+    from agents.lean_ppo import LeanTrainer
+
+    config = {"reward_scale": 0.01, "policy_kwargs": {"net_arch": [64, 64]},
+              "ppo": {"learning_rate": 0.001, "n_steps": 39, "batch_size": 1024, "n_epochs": 4,
+                      "gamma": 1.0, "gae_lambda": 0.95, "ent_coef": 0.0, "clip_range": 0.2,
+                      "vf_coef": 0.5, "max_grad_norm": 0.5}}
+    venv = gym.make_vec("dice_env/Penta-v0", num_envs=128, vectorization_mode="vector_entry_point",
+                        autoreset_mode=AutoresetMode.SAME_STEP)
+    trainer = LeanTrainer(venv, config, seed=0, total_timesteps=200_000)
+    first = None
+    for _ in range(40):
+        stats = trainer.train_iteration()
+        first = stats["mean_return"] if first is None else first
+    assert stats["mean_return"] > first + 30, (first, stats["mean_return"])
+    with pytest.raises(ValueError, match="use_sde"):
+        LeanTrainer(venv, {**config, "ppo": {**config["ppo"], "use_sde": True}}, 0, 1000)
