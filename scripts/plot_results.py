@@ -1,9 +1,11 @@
 #!/usr/bin/env python
-"""Plot the learning curves of the committed PPO models: ``results/learning_curves.png``.
+"""Plot the learning curves of the committed agents: ``results/learning_curves.png``.
 
-Reads ``results/models/<game>.eval.csv`` (written by ``scripts/train.py --export``), draws the
-evaluation metric against training timesteps, with the optimal value (``results/optimal.json``)
-for the scorecard games.
+One column per game.  Top row: the PPO models' evaluation metric against training env steps
+(``results/models/<name>.eval.csv``, written by ``scripts/train.py --export``).  Bottom row:
+the same curves against wall-clock training time, with each committed learned-value model as
+one point at its training time (``results/learned_value.json``: the median seed's exact
+expected score or win rate).  Dashed: the optimum (``results/optimal.json``).
 """
 
 from __future__ import annotations
@@ -27,6 +29,29 @@ def read_curve(path: Path) -> dict[str, list[float]]:
     return {k: [float(r[k]) for r in rows] for k in rows[0]} if rows else {}
 
 
+def _learned_value_points(results: Path) -> dict[str, tuple[float, float]]:
+    """game -> (training minutes, expected score or win rate) of the committed median seed."""
+    path = results / "learned_value.json"
+    if not path.exists():
+        return {}
+    points = {}
+    for game, rows in json.loads(path.read_text()).items():
+        ordered = sorted(rows, key=lambda r: r["gap"])
+        row = ordered[(len(ordered) - 1) // 2]
+        if row.get("seconds") is not None:
+            points[game] = (row["seconds"] / 60, row["value"])
+    return points
+
+
+def _optimal_scores(results: Path) -> dict[str, float]:
+    path = results / "optimal.json"
+    if not path.exists():
+        return {}
+    data = json.loads(path.read_text())
+    return {g["game"]: g["expected_score"] for g in data.get("results", [])
+            if isinstance(g, dict) and "game" in g and "expected_score" in g}
+
+
 def main(argv: list[str] | None = None) -> Path:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--results", type=Path, default=Path("results"))
@@ -35,28 +60,41 @@ def main(argv: list[str] | None = None) -> Path:
     if not curves:
         raise SystemExit(f"no learning curves in {args.results / 'models'}; train with "
                          "`python scripts/train.py GAME --export results/models/GAME.zip`")
-    optimal = {}
-    opt_path = args.results / "optimal.json"
-    if opt_path.exists():
-        data = json.loads(opt_path.read_text())
-        for game in data.get("results", []):
-            if isinstance(game, dict) and "game" in game and "expected_score" in game:
-                optimal[game["game"]] = game["expected_score"]
-    fig, axes = plt.subplots(1, len(curves), figsize=(5 * len(curves), 3.8), squeeze=False)
-    for ax, path in zip(axes[0], curves):
-        game = path.name.removesuffix(".eval.csv")
-        c = read_curve(path)
-        metric = "mean_score" if "mean_score" in c else "win_rate"
-        ax.plot([t / 1e6 for t in c["timesteps"]], c[metric], marker="o", ms=3, label="PPO")
-        if metric == "mean_score" and game in optimal:
-            ax.axhline(optimal[game], color="k", ls="--", lw=1, label="optimal (DP)")
-        if metric == "win_rate":
-            ax.axhline(0.5, color="k", ls=":", lw=1)
-        ax.set_title(game)
-        ax.set_xlabel("training timesteps (millions)")
-        ax.set_ylabel("mean score" if metric == "mean_score" else "win rate (seat-balanced)")
-        ax.grid(alpha=0.3)
-        ax.legend(loc="lower right")
+    by_game: dict[str, list[Path]] = {}
+    for path in curves:
+        name = path.name.removesuffix(".eval.csv")
+        by_game.setdefault(name.split("-vs-")[0], []).append(path)
+    optimal = _optimal_scores(args.results)
+    learned = _learned_value_points(args.results)
+    fig, axes = plt.subplots(2, len(by_game), figsize=(5 * len(by_game), 7.2), squeeze=False)
+    for col, (game, paths) in enumerate(by_game.items()):
+        metric = "mean_score"
+        for path in paths:
+            c = read_curve(path)
+            metric = "mean_score" if "mean_score" in c else "win_rate"
+            label = "PPO" + (f" vs {path.name.removesuffix('.eval.csv').split('-vs-')[1]}"
+                             if "-vs-" in path.name else "")
+            axes[0, col].plot([t / 1e6 for t in c["timesteps"]], c[metric], marker="o", ms=3,
+                              label=label)
+            axes[1, col].plot([t / 60 for t in c["train_seconds"]], c[metric], marker="o",
+                              ms=3, label=label)
+        if game in learned:
+            minutes, value = learned[game]
+            axes[1, col].plot([minutes], [value], marker="*", ms=12, ls="none", color="C3",
+                              label="learned value" + (" vs optimal" if game == "fivethousand"
+                                                       else ""))
+        for row, xlabel in enumerate(("training env steps (millions)",
+                                      "training wall-clock (minutes)")):
+            ax = axes[row, col]
+            if metric == "mean_score" and game in optimal:
+                ax.axhline(optimal[game], color="k", ls="--", lw=1, label="optimal (DP)")
+            if metric == "win_rate":
+                ax.axhline(0.5, color="k", ls=":", lw=1)
+            ax.set_title(game)
+            ax.set_xlabel(xlabel)
+            ax.set_ylabel("mean score" if metric == "mean_score" else "win rate (seat-balanced)")
+            ax.grid(alpha=0.3)
+            ax.legend(loc="lower right", fontsize=8)
     fig.tight_layout()
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=110)
