@@ -32,6 +32,19 @@ def default_model_path(game: Any) -> Path:
     return MODELS_DIR / f"{name}.zip"
 
 
+def training_hint(game: Any) -> str:
+    """How to train a model for ``game``: its config's command, or how to write a config."""
+    from agents.training import CONFIG_DIR
+
+    path = default_model_path(game)
+    name = path.stem
+    if (CONFIG_DIR / f"{name}.json").exists():
+        return f"train one with `python scripts/train.py {name} --export {path}`"
+    known = sorted(p.stem for p in CONFIG_DIR.glob("*.json"))
+    return (f"there is no training config for {name!r} (configs: {known}); copy one, set its "
+            "env_id, and train with `python scripts/train.py GAME --config FILE`")
+
+
 class PPOAgent(SB3Agent):
     """A trained MaskablePPO policy as a player (an :class:`~agents.loading.SB3Agent`).
 
@@ -52,7 +65,6 @@ class PPOAgent(SB3Agent):
                  device: str = "cpu") -> None:
         path = Path(model_path) if model_path is not None else default_model_path(game)
         if not path.exists():
-            raise FileNotFoundError(f"no trained model at {path}; train one with "
-                                    f"`python scripts/train.py {getattr(game, 'name', game)}` "
-                                    "or pass model_path=")
+            raise FileNotFoundError(f"no trained model at {path}; {training_hint(game)}, or pass "
+                                    "model_path=")
         super().__init__(game, path, deterministic=deterministic, seed=seed, device=device)

@@ -19,10 +19,16 @@ from __future__ import annotations
 
 import copy
 import csv
+import hashlib
 import io
 import json
+import os
 import pickle
+import signal
+import sys
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +38,9 @@ from agents.lean_ppo import rng_states, set_rng_states
 from dice_env.io import atomic_write_bytes, atomic_write_text
 
 CONFIG_DIR = Path(__file__).resolve().parent / "ppo_configs"
-CHECKPOINT_VERSION = 1
+#: version 2 wraps the pickled state with its sha256 (a damaged file is refused, not half-read);
+#: version 1 files (no checksum) are still read
+CHECKPOINT_VERSION = 2
 CHECKPOINT_NAME = "checkpoint.pkl"
 
 
@@ -192,7 +200,6 @@ def save_checkpoint(run_dir: Path, model: Any, extra: dict) -> Path:
     buf = io.BytesIO()
     model.save(buf)
     state = {
-        "version": CHECKPOINT_VERSION,
         "model_zip": buf.getvalue(),
         "venv": sb3.venv,
         "reward_scale": sb3.reward_scale,
@@ -207,8 +214,16 @@ def save_checkpoint(run_dir: Path, model: Any, extra: dict) -> Path:
         "extra": extra,
         "shaping_phi": getattr(env, "_phi", None),
     }
-    path = run_dir / CHECKPOINT_NAME
-    atomic_write_bytes(path, pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL))
+    return write_checkpoint(run_dir, state)
+
+
+def write_checkpoint(run_dir: Path, state: dict) -> Path:
+    """Pickle ``state`` with its checksum to ``run_dir/checkpoint.pkl``, atomically."""
+    payload = pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)
+    wrapped = {"version": CHECKPOINT_VERSION, "sha256": hashlib.sha256(payload).hexdigest(),
+               "payload": payload}
+    path = Path(run_dir) / CHECKPOINT_NAME
+    atomic_write_bytes(path, pickle.dumps(wrapped, protocol=pickle.HIGHEST_PROTOCOL))
     return path
 
 
@@ -220,12 +235,22 @@ def read_checkpoint(run_dir: Path) -> dict:
     path = Path(run_dir) / CHECKPOINT_NAME
     if not path.exists():
         raise ValueError(f"no checkpoint at {path}; start the run without --resume")
+    damaged = (f"checkpoint {path} is damaged ({{}}); delete it to start over or restore a "
+               "backup")
     try:
         state = pickle.loads(path.read_bytes())
     except Exception as err:  # a truncated or garbled pickle raises many kinds of errors
-        raise ValueError(f"checkpoint {path} is unreadable ({err}); delete it to start over "
-                         "or restore a backup") from None
-    if not isinstance(state, dict) or state.get("version") != CHECKPOINT_VERSION:
+        raise ValueError(damaged.format(f"unreadable: {err}")) from None
+    if isinstance(state, dict) and state.get("version") == 2:
+        payload = state.get("payload")
+        if not isinstance(payload, bytes) or \
+                hashlib.sha256(payload).hexdigest() != state.get("sha256"):
+            raise ValueError(damaged.format("checksum mismatch"))
+        try:
+            state = pickle.loads(payload)
+        except Exception as err:
+            raise ValueError(damaged.format(f"unreadable: {err}")) from None
+    elif not isinstance(state, dict) or state.get("version") != 1:
         raise ValueError(f"checkpoint {path} has an unknown format; it was written by another "
                          "version of dice-env")
     return state
@@ -252,7 +277,12 @@ def load_checkpoint(run_dir: Path, device: str = "cpu"):
     env = shaped(monitor, state["extra"].get("config", {}))
     if env is not monitor:
         env._phi = state.get("shaping_phi")
-    model = MaskablePPO.load(io.BytesIO(state["model_zip"]), env=env, device=device)
+    try:
+        model = MaskablePPO.load(io.BytesIO(state["model_zip"]), env=env, device=device)
+    except Exception as err:  # a damaged version-1 file (no checksum) fails here
+        raise ValueError(f"checkpoint {Path(run_dir) / CHECKPOINT_NAME} is damaged (its model "
+                         f"does not load: {err}); delete it to start over or restore a backup"
+                         ) from None
     model._last_obs = state["last_obs"]
     model._last_episode_starts = state["last_episode_starts"]
     model.ep_info_buffer = state["ep_info_buffer"]
@@ -273,13 +303,20 @@ def write_learning_curve(run_dir: Path, history: list[dict]) -> None:
     atomic_write_text(run_dir / "eval.csv", buf.getvalue())
 
 
-def make_callback(run_dir: Path, config: dict, extra: dict, deadline: float | None = None):
+def make_callback(run_dir: Path, config: dict, extra: dict, deadline: float | None = None,
+                  should_stop: Callable[[], bool] | None = None):
     """A callback evaluating and checkpointing between PPO updates (see module doc).
 
-    With ``deadline`` (a ``time.monotonic()`` value), the first rollout that starts after it
-    writes a checkpoint and stops the run, so that ``--resume`` continues exactly.
+    With ``deadline`` (a ``time.monotonic()`` value) or ``should_stop`` (e.g. a
+    :class:`StopRequest`), the first rollout that starts once it is due writes a checkpoint and
+    stops the run, so that ``--resume`` continues exactly.
     """
     from stable_baselines3.common.callbacks import BaseCallback
+
+    def due() -> bool:
+        if should_stop is not None and should_stop():
+            return True
+        return deadline is not None and time.monotonic() >= deadline
 
     class TrainingCallback(BaseCallback):
         """Evaluate every ``eval.every_timesteps``; checkpoint every
@@ -322,7 +359,7 @@ def make_callback(run_dir: Path, config: dict, extra: dict, deadline: float | No
                 self._tick()
                 self.extra["next_checkpoint"] += config["checkpoint_every_timesteps"]
                 save_checkpoint(run_dir, self.model, self.extra)
-            if deadline is not None and time.monotonic() >= deadline:
+            if due():
                 self._tick()
                 save_checkpoint(run_dir, self.model, self.extra)
                 self.stopped_at_deadline = True
@@ -370,8 +407,12 @@ class LeanRun:
         if state.get("trainer") != "lean":
             raise ValueError(f"the checkpoint in {run_dir} is not a lean-trainer run")
         config = state["extra"]["config"]
-        trainer = LeanTrainer.from_state(state["lean"], config,
-                                         potential=shaping_potential(config))
+        try:
+            trainer = LeanTrainer.from_state(state["lean"], config,
+                                             potential=shaping_potential(config))
+        except (KeyError, RuntimeError, TypeError) as err:
+            raise ValueError(f"checkpoint {Path(run_dir) / CHECKPOINT_NAME} is damaged ({err!r});"
+                             " delete it to start over or restore a backup") from None
         return cls(run_dir, trainer, config, state["extra"])
 
     @property
@@ -389,11 +430,8 @@ class LeanRun:
         return self._shell
 
     def save(self) -> Path:
-        state = {"version": CHECKPOINT_VERSION, "trainer": "lean",
-                 "lean": self.trainer.state(), "extra": self.extra}
-        path = self.run_dir / CHECKPOINT_NAME
-        atomic_write_bytes(path, pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL))
-        return path
+        return write_checkpoint(self.run_dir, {"trainer": "lean", "lean": self.trainer.state(),
+                                               "extra": self.extra})
 
     def evaluate(self) -> None:
         history = self.extra["history"]
@@ -404,8 +442,10 @@ class LeanRun:
                         "train_seconds": round(self.extra["train_seconds"], 1)})
         write_learning_curve(self.run_dir, history)
 
-    def run(self, total: int, deadline: float | None = None, progress: bool = True) -> bool:
-        """Train to ``total`` timesteps; True when stopped (with a checkpoint) at ``deadline``."""
+    def run(self, total: int, should_stop: Callable[[], bool] | None = None,
+            progress: bool = True) -> bool:
+        """Train to ``total`` timesteps; True when stopped early (with a checkpoint) because
+        ``should_stop()`` said so (checked before every rollout)."""
         from tqdm import tqdm
 
         self.trainer.total_timesteps = int(total)
@@ -419,7 +459,7 @@ class LeanRun:
                 if self.num_timesteps >= self.extra["next_checkpoint"]:
                     self.extra["next_checkpoint"] += self.config["checkpoint_every_timesteps"]
                     self.save()
-                if deadline is not None and time.monotonic() >= deadline:
+                if should_stop is not None and should_stop():
                     self.save()
                     return True
                 before, clock = self.num_timesteps, time.perf_counter()
@@ -433,3 +473,43 @@ class LeanRun:
         self.evaluate()
         self.save()
         return False
+
+
+class StopRequest:
+    """When a run should stop early: a wall-clock budget and/or SIGINT / SIGTERM.
+
+    Calling it says whether to stop now (checked between an update and the next rollout, where a
+    checkpoint is exact).  Inside :meth:`installed`, the first SIGINT or SIGTERM only sets
+    :attr:`reason`; a second SIGINT aborts at once (exit status 130; the last checkpoint, written
+    atomically, stays intact).
+    """
+
+    def __init__(self, max_minutes: float | None = None) -> None:
+        self.deadline = time.monotonic() + 60 * max_minutes if max_minutes else None
+        self.reason: str | None = None
+
+    def __call__(self) -> bool:
+        if self.reason is None and self.deadline is not None \
+                and time.monotonic() >= self.deadline:
+            self.reason = "time budget"
+        return self.reason is not None
+
+    def _handle(self, signum: int, frame: Any) -> None:
+        name = signal.Signals(signum).name
+        if self.reason in ("SIGINT", "SIGTERM") and signum == signal.SIGINT:
+            print("\naborted; the last checkpoint is intact", file=sys.stderr, flush=True)
+            os._exit(130)
+        self.reason = name
+        print(f"\n{name}: finishing the current rollout and update, then writing a checkpoint "
+              "(Ctrl-C again aborts at once)", file=sys.stderr, flush=True)
+
+    @contextmanager
+    def installed(self) -> Iterator[StopRequest]:
+        """Handle SIGINT and SIGTERM while inside (restores the previous handlers after)."""
+        previous = {sig: signal.signal(sig, self._handle)
+                    for sig in (signal.SIGINT, signal.SIGTERM)}
+        try:
+            yield self
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)

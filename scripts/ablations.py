@@ -73,9 +73,9 @@ def run_variant(game: str, name: str, overrides: list[str], timesteps: int, seed
     summary = train.main(args)
     if summary["timesteps"] < timesteps:
         return None
-    from agents.training import load_checkpoint
+    from agents.training import read_checkpoint
 
-    _, extra = load_checkpoint(run_dir)
+    extra = read_checkpoint(run_dir)["extra"]
     train_seconds = extra.get("train_seconds", time.perf_counter() - start)
     agent = agents.load(str(run_dir / "final.zip"), game)
     r = optimality_gap(agent, game, EVAL_GAMES, seed=0, name=name)

@@ -199,3 +199,92 @@ def test_lean_trainer_learns_and_refuses_unknown_settings():
     assert stats["mean_return"] > first + 30, (first, stats["mean_return"])
     with pytest.raises(ValueError, match="use_sde"):
         LeanTrainer(venv, {**config, "ppo": {**config["ppo"], "use_sde": True}}, 0, 1000)
+
+
+def _tiny_config(tmp_path, **changes):
+    config = tmp_path / "tiny.json"
+    config.write_text(json.dumps({**TINY, **changes}))
+    return config
+
+
+def _train_proc(*args, **kwargs):
+    return subprocess.run([sys.executable, "scripts/train.py", "penta", "--no-progress",
+                           "--threads", "1", *map(str, args)], cwd=ROOT, capture_output=True,
+                          text=True, **kwargs)
+
+
+@pytest.mark.parametrize("trainer", ["sb3", "lean"])
+def test_sigint_writes_a_checkpoint_and_exits_0(tmp_path, trainer):
+    """A real SIGINT mid-run: the current update finishes, the checkpoint is written, the
+    resume command is printed, exit status 0; the run keeps its total for --resume."""
+    import signal
+    import time
+
+    from agents.training import read_checkpoint
+
+    config = _tiny_config(tmp_path, trainer=trainer)
+    run_dir = tmp_path / "run"
+    proc = subprocess.Popen([sys.executable, "scripts/train.py", "penta", "--no-progress",
+                             "--threads", "1", "--config", str(config), "--timesteps",
+                             "100000001", "--run-dir", str(run_dir)], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not (run_dir / "eval.csv").exists() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    time.sleep(1.0)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    assert "Traceback" not in err and "--resume" in err, err
+    state = read_checkpoint(run_dir)
+    assert state["extra"]["total_timesteps"] == 100000256  # whole rollouts of 8 x 32 steps
+    summary = json.loads(out.strip().splitlines()[-1])
+    assert summary["stopped"] == "SIGINT" and 0 < summary["timesteps"] < 100000001
+
+
+def test_resume_keeps_the_total_it_was_started_with(tmp_path):
+    config = _tiny_config(tmp_path)
+    run_dir = tmp_path / "run"
+    first = _train_proc("--config", config, "--timesteps", 500, "--run-dir", run_dir,
+                        "--max-minutes", "0.000001", check=True)
+    assert "whole rollouts of 256 steps: 500 requested, 512 to run" in first.stdout
+    assert json.loads(first.stdout.strip().splitlines()[-1])["timesteps"] == 0
+    resumed = _train_proc("--config", config, "--run-dir", run_dir, "--resume", check=True)
+    assert json.loads(resumed.stdout.strip().splitlines()[-1])["timesteps"] == 512  # not 768
+
+
+def test_bad_arguments_and_checkpoints_are_one_line_errors(tmp_path):
+    """Exit status 2, a message naming the problem and the fix, no traceback, nothing created."""
+    run_dir = tmp_path / "nothing"
+    for args, expected in [(["--run-dir", run_dir], None),
+                           (["--run-dir", run_dir, "--resume"], "no checkpoint"),
+                           (["--run-dir", run_dir, "--timesteps", "0"], "positive"),
+                           (["--run-dir", run_dir, "--set", "ppo.x"], "key=value")]:
+        result = _train_proc(*args) if expected else subprocess.run(
+            [sys.executable, "scripts/train.py", "bogus", "--run-dir", str(run_dir)], cwd=ROOT,
+            capture_output=True, text=True)
+        assert result.returncode == 2, result.stderr
+        assert "Traceback" not in result.stderr
+        assert (expected or "no training config") in result.stderr
+        assert not run_dir.exists()
+    # a truncated and a byte-flipped checkpoint
+    config = _tiny_config(tmp_path)
+    good = tmp_path / "good"
+    _train_proc("--config", config, "--timesteps", 256, "--run-dir", good, check=True)
+    data = (good / "checkpoint.pkl").read_bytes()
+    for name, damaged in [("truncated", data[: len(data) // 2]),
+                          ("flipped", data[:-5000] + bytes([data[-5000] ^ 0xFF]) + data[-4999:])]:
+        bad = tmp_path / name
+        bad.mkdir()
+        (bad / "checkpoint.pkl").write_bytes(damaged)
+        result = _train_proc("--config", config, "--run-dir", bad, "--resume")
+        assert result.returncode == 2, result.stderr
+        assert "Traceback" not in result.stderr
+        assert "damaged" in result.stderr and str(bad / "checkpoint.pkl") in result.stderr
+
+
+def test_ppo_agent_names_a_config_that_exists(tmp_path):
+    import agents
+
+    with pytest.raises(FileNotFoundError, match="no training config for 'yahtzee-official'"):
+        agents.make("ppo", "yahtzee-official")
