@@ -250,6 +250,30 @@ def test_line_reader_timeout_on_a_pipe() -> None:
             reader.readline(1.0)
 
 
+def test_line_reader_partial_line_on_a_pipe_stops_the_timer() -> None:
+    import os
+    import threading
+    import time
+
+    from agents.play_cli import LineReader
+
+    r, w = os.pipe()
+    with os.fdopen(r, "r") as stream:
+        reader = LineReader(stream)
+        assert not reader.is_tty
+        os.write(w, b"s fo")  # half a line: the 0.1 s timer stops until its end
+        finish = threading.Timer(0.4, os.write, (w, b"urs\n"))
+        finish.start()
+        started = time.monotonic()
+        assert reader.readline(0.1) == "s fours"
+        assert time.monotonic() - started > 0.3
+        finish.join()
+        reader.discard_typeahead()  # a no-op on a pipe: lines read ahead are a script's moves
+        os.write(w, b"r\n")
+        assert reader.readline(0.1) == "r"
+        os.close(w)
+
+
 def test_fivethousand_solo_with_advice() -> None:
     code, text = _run(["5000", "--seed", "3", "--advise"], ["r", "q"])
     assert code == 0 and "You quit the game." in text
