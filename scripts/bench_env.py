@@ -18,6 +18,7 @@ from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
+from _cli_args import at_least, output_folder
 from tqdm import tqdm
 
 import dice_env  # noqa: F401  (registers the env ids)
@@ -101,15 +102,17 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--ids", nargs="*", default=DEFAULT_IDS, help="env ids to measure")
     parser.add_argument("--sizes", nargs="*", type=int, default=[256, 1024, 4096],
                         help="batch sizes of the batched env")
-    parser.add_argument("--steps", type=int, default=400_000,
+    parser.add_argument("--steps", type=at_least(1), default=400_000,
                         help="env steps per batched measurement")
-    parser.add_argument("--single-steps", type=int, default=5_000,
+    parser.add_argument("--single-steps", type=at_least(1), default=5_000,
                         help="steps per single-env and SyncVectorEnv measurement")
-    parser.add_argument("--repeats", type=int, default=3, help="timings per figure (best kept)")
+    parser.add_argument("--repeats", type=at_least(1), default=3,
+                        help="timings per figure (best kept)")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--out", type=Path, default=Path("results"),
+    parser.add_argument("--out", type=Path, default=None,
                         help="folder of env_speed.md / env_speed.json ('' to skip writing)")
     args = parser.parse_args(argv)
+    args.out = output_folder(parser, args, Path("runs") / "bench_env")
 
     sync_n = max(args.sizes)
     results = {"machine": f"{platform.machine()}, {platform.python_version()}",

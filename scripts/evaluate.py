@@ -2,11 +2,14 @@
 """Evaluate agents on the games: the benchmark tables, or any policy's exact gap to the optimum.
 
 Without ``--agent`` / ``--regret``: every registered agent on every game, written to
-``results/benchmark.csv`` and ``benchmark.md`` (or ``--out``).  Scorecard games: each agent
-plays the same ``--games`` games with **common random numbers** (game ``i`` draws its dice from
-its own stream seeded by ``(seed, i)``), so the differences between agents are paired;
-reported: mean, SD, SEM, and the paired difference to the optimal agent with a 95 % CI.  5000:
-two-player head-to-head games against each opponent, seat-balanced (each player opens half the
+``benchmark.csv``, ``benchmark.md`` and ``score_distributions.png`` in ``--out``.  Only the
+documented full run, ``python scripts/evaluate.py --games 10000 --seed 0`` (all defaults),
+writes ``results/`` by default; any other run writes ``runs/evaluate/`` unless ``--out`` says
+where, so a quick or partial run never overwrites the committed benchmark.  Scorecard games:
+each agent plays the same ``--games`` games with **common random numbers** (game ``i`` draws
+its dice from its own stream seeded by ``(seed, i)``), so the differences between agents are
+paired; reported: mean, SD, SEM, and the paired difference to the optimal agent with a 95 % CI.
+5000: two-player head-to-head games against each opponent, seat-balanced (each player opens half the
 games), win rates with 95 % CIs.
 
 ``--agent SPEC`` (repeatable) evaluates any policy on one ``--game`` (default penta): a
@@ -171,6 +174,34 @@ def plot_score_distributions(all_totals: dict[str, dict[str, np.ndarray]], path:
     atomic_write_figure(path, fig)
 
 
+DEFAULT_ADHOC_OUT = Path("runs") / "evaluate"
+
+
+def is_documented_full_run(args: argparse.Namespace) -> bool:
+    """The run whose tables are committed: 10,000 games, seed 0, every default list."""
+    return (args.games == 10_000 and args.seed == 0 and args.fivethousand_games is None
+            and args.scorecard_games == SCORECARD_GAMES and args.agents == SCORECARD_AGENTS
+            and args.fivethousand_agents == FIVE_THOUSAND_AGENTS
+            and args.opponents == FIVE_THOUSAND_OPPONENTS)
+
+
+def _check_names(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Unknown games or agent names are errors listing the valid ones (not a 'skipping')."""
+    from dice_env.scorecard.rules import PRESETS
+
+    known = {"--scorecard-games": sorted(PRESETS),
+             "--agents": agents.available("penta"),
+             "--fivethousand-agents": agents.available("fivethousand"),
+             "--opponents": agents.available("fivethousand")}
+    given = {"--scorecard-games": args.scorecard_games, "--agents": args.agents,
+             "--fivethousand-agents": args.fivethousand_agents, "--opponents": args.opponents}
+    for option, names in given.items():
+        unknown = [n for n in names if n not in known[option]]
+        if unknown:
+            _fail(parser, f"{option}: unknown {', '.join(map(repr, unknown))}; choose from "
+                          f"{', '.join(known[option])}")
+
+
 def _fail(parser: argparse.ArgumentParser, message: str) -> None:
     """A one-line error and exit code 2, as argparse does for bad arguments."""
     parser.print_usage(sys.stderr)
@@ -282,10 +313,16 @@ def main(argv: list[str] | None = None) -> list[dict]:
         args.games = 2000 if adhoc else 10_000
     if args.games < (2 if adhoc else 1):
         _fail(parser, f"--games must be at least {2 if adhoc else 1}, got {args.games}")
+    if args.fivethousand_games is not None and args.fivethousand_games < 1:
+        _fail(parser, f"--fivethousand-games must be at least 1, got {args.fivethousand_games}")
     if adhoc:
         return evaluate_specs(parser, args)
+    _check_names(parser, args)
     if args.out is None:
-        args.out = Path("results")
+        args.out = Path("results") if is_documented_full_run(args) else DEFAULT_ADHOC_OUT
+        if args.out == DEFAULT_ADHOC_OUT:
+            print(f"not the documented full run: writing {args.out}/ (results/ is written by "
+                  "`python scripts/evaluate.py --games 10000 --seed 0`)", file=sys.stderr)
 
     rows, optimal_values, all_totals = [], {}, {}
     for game in tqdm(args.scorecard_games, desc="scorecard games"):

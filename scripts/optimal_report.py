@@ -29,6 +29,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from _cli_args import at_least, output_folder
 
 from dice_env.io import atomic_write_text
 
@@ -269,21 +270,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0, help="seed of the dice")
     parser.add_argument("--game", nargs="+", default=list(PRESETS), choices=sorted(PRESETS),
                         help="presets to include (default: all)")
-    parser.add_argument("--out-dir", default=str(ROOT / "results"),
-                        help="where optimal.md and optimal.json go (default: results/)")
+    parser.add_argument("--out-dir", default=None,
+                        help="where optimal.md and optimal.json go (default: results/ for the "
+                             "documented full run, else runs/optimal_report/)")
     parser.add_argument("--cache-dir", default=None,
                         help="solver cache folder (default: $DICE_ENV_CACHE, else user cache)")
-    parser.add_argument("--batch-size", type=int, default=20_000,
+    parser.add_argument("--batch-size", type=at_least(1), default=20_000,
                         help="games simulated side by side")
-    parser.add_argument("--query-sample", type=int, default=2_000,
+    parser.add_argument("--query-sample", type=at_least(0), default=2_000,
                         help="decisions timed per preset")
-    parser.add_argument("--threads", type=int, default=0, help="numba threads (default: all)")
+    parser.add_argument("--threads", type=at_least(1), default=0,
+                        help="numba threads (default: all)")
     parser.add_argument("--no-variants", action="store_true",
                         help="skip the table of Joker readings on the Yahtzee card")
     parser.add_argument("--no-fivethousand", action="store_true",
                         help="skip the 5000 section")
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
     args = parser.parse_args(argv)
+    args.out_dir = output_folder(parser, args, ROOT / "runs" / "optimal_report", ROOT / "results",
+                                 option="out_dir")
     args.argv = list(sys.argv[1:] if argv is None else argv)
     if args.games < 2:
         parser.error("--games must be at least 2")

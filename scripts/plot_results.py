@@ -58,8 +58,8 @@ def main(argv: list[str] | None = None) -> Path:
     args = parser.parse_args(argv)
     curves = sorted((args.results / "models").glob("*.eval.csv"))
     if not curves:
-        raise SystemExit(f"no learning curves in {args.results / 'models'}; train with "
-                         "`python scripts/train.py GAME --export results/models/GAME.zip`")
+        parser.error(f"no learning curves in {args.results / 'models'}; train with "
+                     "`python scripts/train.py GAME --export results/models/GAME.zip`")
     by_game: dict[str, list[Path]] = {}
     for path in curves:
         name = path.name.removesuffix(".eval.csv")

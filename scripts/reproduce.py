@@ -25,6 +25,7 @@ import optimal_report  # noqa: E402
 import regret_report  # noqa: E402
 import solve  # noqa: E402
 import sweep_thresholds  # noqa: E402
+from _cli_args import at_least  # noqa: E402
 
 QUICK = {"games": 2000, "fivethousand_games": 4000, "out": ROOT / "results" / "quick"}
 FULL = {"games": 20000, "fivethousand_games": 40000, "out": ROOT / "results"}
@@ -40,7 +41,8 @@ def main(argv: list[str] | None = None) -> dict:
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--quick", action="store_true", help="the quick reproduction (default)")
     mode.add_argument("--full", action="store_true", help="everything, full game counts")
-    parser.add_argument("--games", type=int, default=None, help="override the game count")
+    parser.add_argument("--games", type=at_least(1), default=None,
+                        help="override the game count")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, default=None, help="output folder")
     args = parser.parse_args(argv)
@@ -48,6 +50,10 @@ def main(argv: list[str] | None = None) -> dict:
     if args.games:
         cfg["games"] = cfg["fivethousand_games"] = args.games
     out = args.out or cfg["out"]
+    if args.out is None and (args.games or args.seed != 0):  # not the documented runs
+        out = ROOT / "runs" / ("reproduce-full" if args.full else "reproduce-quick")
+        print(f"--games / --seed changed: writing {out}/ instead of {cfg['out']}/ (pass --out "
+              "to choose)", file=sys.stderr)
     timings = {}
 
     t = stage("exact solves")

@@ -121,10 +121,13 @@ def main(argv: list[str] | None = None) -> int:
                         help="neither read nor write the cache (always solves)")
     parser.add_argument("--force", action="store_true",
                         help="solve even if cached, and overwrite the cached table")
-    parser.add_argument("--threads", type=int, default=0,
-                        help="numba threads (default: all cores)")
+    parser.add_argument("--threads", type=int, default=None,
+                        help="numba threads, at least 1 (default: all cores)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
+    if args.threads is not None and args.threads < 1:
+        parser.error(f"--threads must be at least 1 (leave it out for all cores), got "
+                     f"{args.threads}")
     if args.game == "all":
         games = sorted(table)
     elif args.game in table:

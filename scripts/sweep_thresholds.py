@@ -19,6 +19,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+from _cli_args import at_least, output_folder
 from tqdm import tqdm
 
 from agents.fivethousand_bots import HEURISTIC_THRESHOLDS, ThresholdAgent
@@ -44,13 +45,16 @@ def evaluate(thresholds, games: int, seed: int) -> tuple[float, float]:
 
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=2000, help="games per grid point")
-    parser.add_argument("--final-games", type=int, default=40_000,
+    parser.add_argument("--games", type=at_least(2), default=2000, help="games per grid point")
+    parser.add_argument("--final-games", type=at_least(2), default=40_000,
                         help="games per finalist on fresh dice")
-    parser.add_argument("--finalists", type=int, default=6)
+    parser.add_argument("--finalists", type=at_least(1), default=6)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--out", type=Path, default=Path("results"))
+    parser.add_argument("--out", type=Path, default=None,
+                        help="output folder (default: results/ for the documented full "
+                             "run, else runs/sweep_thresholds/)")
     args = parser.parse_args(argv)
+    args.out = output_folder(parser, args, Path("runs") / "sweep_thresholds")
 
     rows = []
     grid = list(itertools.product(*GRID.values()))

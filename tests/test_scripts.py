@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-SCRIPTS = sorted(p.name for p in (ROOT / "scripts").glob("*.py"))
+SCRIPTS = sorted(p.name for p in (ROOT / "scripts").glob("*.py") if not p.name.startswith("_"))
 
 
 def run(*args, **kwargs):
@@ -87,3 +87,47 @@ def test_regret_report_runs_small(tmp_path):
     data = json.loads((tmp_path / "regret.json").read_text())
     assert {r["agent"] for r in data["scorecard"]["penta"]} >= {"greedy", "heuristic", "optimal"}
     assert (tmp_path / "regret.png").stat().st_size > 0
+
+
+BAD_ARGUMENTS = [
+    ("evaluate.py", ["--scorecard-games", "pentaa"], "choose from"),
+    ("evaluate.py", ["--agents", "foo"], "choose from"),
+    ("evaluate.py", ["--games", "0"], "at least 1"),
+    ("solve.py", ["penta", "--threads", "-3"], "at least 1"),
+    ("solve.py", ["penta", "--threads", "0"], "at least 1"),
+    ("bench_env.py", ["--repeats", "0"], "at least 1"),
+    ("sweep_thresholds.py", ["--games", "0"], "at least 2"),
+    ("optimal_report.py", ["--batch-size", "0"], "at least 1"),
+    ("reproduce.py", ["--games", "0"], "at least 1"),
+    ("plot_results.py", ["--results", "/nonexistent"], "no learning curves"),
+]
+
+
+@pytest.mark.parametrize(("script", "args", "message"), BAD_ARGUMENTS)
+def test_bad_arguments_are_one_line_errors(script, args, message):
+    """Exit status 2 and argparse's one-line message, never a traceback or a partial run."""
+    result = subprocess.run([sys.executable, f"scripts/{script}", *args], cwd=ROOT,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr and message in result.stderr
+
+
+def test_only_the_documented_run_writes_results(tmp_path, monkeypatch):
+    """A small evaluate run (no --out) writes runs/evaluate/, never results/."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import evaluate
+    from _cli_args import output_folder
+
+    monkeypatch.chdir(tmp_path)
+    evaluate.main(["--games", "20", "--scorecard-games", "penta", "--agents", "random",
+                   "--fivethousand-agents"])
+    assert (tmp_path / "runs" / "evaluate" / "benchmark.md").exists()
+    assert not (tmp_path / "results").exists()
+    parser = evaluate.argparse.ArgumentParser()
+    parser.add_argument("--games", type=int, default=10)
+    parser.add_argument("--out", default=None)
+    assert output_folder(parser, parser.parse_args([]), Path("adhoc")) == Path("results")
+    assert output_folder(parser, parser.parse_args(["--games", "3"]), Path("adhoc")) == \
+        Path("adhoc")
+    assert output_folder(parser, parser.parse_args(["--games", "3", "--out", "x"]),
+                         Path("adhoc")) == Path("x")

@@ -1,0 +1,57 @@
+"""Argument helpers shared by the scripts: checked numbers and where results go.
+
+Every script refuses a bad argument with argparse's one-line message and exit status 2, and
+only its documented full run writes the committed ``results/`` by default
+(:func:`output_folder`): a smaller or otherwise changed run goes to ``runs/<script>/``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+
+def at_least(minimum: int) -> Callable[[str], int]:
+    """An argparse ``type``: an integer no smaller than ``minimum``."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {value}")
+        return value
+
+    parse.__name__ = f"integer >= {minimum}"
+    return parse
+
+
+def positive_float(text: str) -> float:
+    """An argparse ``type``: a number above 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be positive, got {text}")
+    return value
+
+
+def output_folder(parser: argparse.ArgumentParser, args: argparse.Namespace,
+                  adhoc: Path, documented: Path = Path("results"), option: str = "out") -> Path:
+    """Where a run writes: ``args.<option>`` if given; ``documented`` when every other
+    argument has its default (the documented full run); else ``adhoc``, said on stderr."""
+    given = getattr(args, option)
+    if given is not None:
+        return Path(given)
+    changed = sorted(k for k, v in vars(args).items()
+                     if k != option and parser.get_default(k) != v)
+    if not changed:
+        return documented
+    print(f"not the documented full run (changed: {', '.join(changed)}): writing {adhoc}/ "
+          f"instead of {documented}/ (pass --{option.replace('_', '-')} to choose)",
+          file=sys.stderr)
+    return adhoc
