@@ -41,14 +41,19 @@ def positive_float(text: str) -> float:
 
 
 def output_folder(parser: argparse.ArgumentParser, args: argparse.Namespace,
-                  adhoc: Path, documented: Path = Path("results"), option: str = "out") -> Path:
-    """Where a run writes: ``args.<option>`` if given; ``documented`` when every other
-    argument has its default (the documented full run); else ``adhoc``, said on stderr."""
+                  adhoc: Path, documented: Path = Path("results"), option: str = "out",
+                  expected: dict | None = None, ignore: tuple[str, ...] = ()) -> Path:
+    """Where a run writes: ``args.<option>`` if given; ``documented`` when the run is the
+    documented full run (every argument at its default, or at its value in ``expected``;
+    those in ``ignore`` -- progress bars, threads, caches -- do not change the results); else
+    ``adhoc``, said on stderr."""
     given = getattr(args, option)
     if given is not None:
         return Path(given)
+    expected = expected or {}
     changed = sorted(k for k, v in vars(args).items()
-                     if k != option and parser.get_default(k) != v)
+                     if k != option and k not in ignore
+                     and expected.get(k, parser.get_default(k)) != v)
     if not changed:
         return documented
     print(f"not the documented full run (changed: {', '.join(changed)}): writing {adhoc}/ "

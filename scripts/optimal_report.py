@@ -34,6 +34,8 @@ from _cli_args import at_least, output_folder
 from dice_env.io import atomic_write_text
 
 ROOT = Path(__file__).resolve().parent.parent
+#: the arguments of the run that wrote the committed results/optimal.*
+DOCUMENTED_RUN = {"games": 100_000, "seed": 2024}
 PUBLISHED = {
     "yahtzee-official": (254.5877, "forced Joker, Hasbro's rule"),
     "yahtzee-free-joker": (254.5896, "Verhoeff's free-choice Joker"),
@@ -288,7 +290,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
     args = parser.parse_args(argv)
     args.out_dir = output_folder(parser, args, ROOT / "runs" / "optimal_report", ROOT / "results",
-                                 option="out_dir")
+                                 option="out_dir", expected=DOCUMENTED_RUN,
+                                 ignore=("quiet", "threads", "cache_dir", "batch_size"))
     args.argv = list(sys.argv[1:] if argv is None else argv)
     if args.games < 2:
         parser.error("--games must be at least 2")
