@@ -17,10 +17,15 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from dice_env.errors import IllegalActionError, check_illegal_action_mode
+from dice_env.errors import (
+    IllegalActionError,
+    as_action,
+    check_illegal_action_mode,
+    describe_non_action,
+)
 from dice_env.fivethousand import game as G
 from dice_env.fivethousand import rules as R
-from dice_env.fivethousand.base import RESET_OPTIONS, make_rules, to_action
+from dice_env.fivethousand.base import RESET_OPTIONS, make_rules
 from dice_env.fivethousand.env import MAX_PLAYERS, MIN_PLAYERS
 from dice_env.fivethousand.observation import encode_observation, observation_size
 from dice_env.fivethousand.render import render_game
@@ -39,7 +44,12 @@ class FiveThousandAECEnv(AECEnv):
 
     ## Action Space
     ``Discrete(2)`` (0 roll on, 1 bank), or ``Discrete(64)`` with ``choose_scoring_dice``
-    (``2 * m + b``), exactly as in ``FiveThousand-v0``.
+    (``2 * m + b``), exactly as in ``FiveThousand-v0``.  An action must be an integer: a
+    Python ``int``, a numpy integer scalar or a 0-d numpy integer array (not a bool).  Any
+    other value (``1.0``, ``"1"``, ``True``, ``float("inf")``, ``np.array([1])``) is never
+    converted: it is an illegal action, handled by ``illegal_action`` (see
+    :mod:`dice_env.errors`).  ``None`` is the action of an agent that is already done
+    (PettingZoo's convention); for the agent to move it is illegal too.
 
     ## Observation Space
     ``Dict(observation=Box(0, 1, (3P + 14,), float32), action_mask=Box(0, 1, (n_actions,),
@@ -151,16 +161,21 @@ class FiveThousandAECEnv(AECEnv):
         return state_to_dict(self.rules, self._state, 0)
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        if seed is not None or self.np_random is None:
-            self.np_random, _ = gymnasium.utils.seeding.np_random(seed)
         options = options or {}
+        if not isinstance(options, dict):
+            raise ValueError(f"options must be a dict, got {type(options).__name__}")
         unknown = sorted(set(options) - set(RESET_OPTIONS))
         if unknown:
             warnings.warn(f"ignoring unknown reset options {unknown}; known: "
                           f"{list(RESET_OPTIONS)}", stacklevel=2)
-        events: list[dict] = []
+        restored = None  # checked before anything changes: a refused state leaves the env be
         if options.get("state") is not None:
-            self._state, _ = state_from_dict(self.rules, options["state"], self.num_players)
+            restored, _ = state_from_dict(self.rules, options["state"], self.num_players)
+        if seed is not None or self.np_random is None:
+            self.np_random, _ = gymnasium.utils.seeding.np_random(seed)
+        events: list[dict] = []
+        if restored is not None:
+            self._state = restored
         else:
             self._state = G.FiveThousandState.empty(1, self.num_players)
             opening = G.start_games(self.rules, self._state, np.ones(1, dtype=bool),
@@ -185,8 +200,8 @@ class FiveThousandAECEnv(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        a = to_action(action, self.rules.n_actions)
-        legal = a >= 0 and bool(self._mask[a])
+        a = as_action(action, self.rules.n_actions)  # None unless an integer in range
+        legal = a is not None and bool(self._mask[a])
         if not legal and self.illegal_action == "raise":
             self._illegal(agent, action, a)  # raises, leaving everything untouched
         self._cumulative_rewards[agent] = 0.0
@@ -218,13 +233,15 @@ class FiveThousandAECEnv(AECEnv):
         if self.render_mode == "human":
             self.render()
 
-    def _illegal(self, agent: str, action: Any, a: int) -> None:
+    def _illegal(self, agent: str, action: Any, a: int | None) -> None:
         legal = np.flatnonzero(self._mask).tolist()
         n = int(R.ROLL_SIZE[self._state.roll[0]])
         dice = self._state.dice[0, :n].tolist()
-        what = (R.describe_action(self.rules, a, dice) if a >= 0
-                else f"{action!r} (not an action of Discrete({self.rules.n_actions}))")
-        why = G.illegal_reason(self.rules, self._state, a) if a >= 0 else ""
+        if a is None:
+            what, why = describe_non_action(action, self.rules.n_actions), ""
+        else:
+            what = R.describe_action(self.rules, a, dice)
+            why = G.illegal_reason(self.rules, self._state, a)
         if why:
             what += f" ({why})"
         if self.illegal_action == "raise":

@@ -10,7 +10,13 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from dice_env.errors import IllegalActionError, check_illegal_action_mode
+from dice_env.errors import (
+    IllegalActionError,
+    as_action,
+    check_illegal_action_mode,
+    describe_non_action,
+    warn_unsupported_render_mode,
+)
 from dice_env.fivethousand import game as G
 from dice_env.fivethousand import rules as R
 from dice_env.fivethousand.observation import encode_observation, observation_size
@@ -33,20 +39,6 @@ def make_rules(rules: FiveThousandRules | dict | None, **knobs: Any) -> FiveThou
     return FiveThousandRules.from_knobs(rules, **knobs)
 
 
-def to_action(action: Any, n_actions: int) -> int:
-    """``action`` as an int in ``[0, n_actions)``, or -1 if it is not one."""
-    try:
-        arr = np.asarray(action)
-        if arr.size != 1 or not (np.issubdtype(arr.dtype, np.integer)
-                                 or (np.issubdtype(arr.dtype, np.floating)
-                                     and float(arr) == int(arr))):
-            return -1
-        a = int(arr.reshape(()))
-    except (TypeError, ValueError):
-        return -1
-    return a if 0 <= a < n_actions else -1
-
-
 class FiveThousandBaseEnv(gym.Env):
     """Shared machinery of the single-agent 5000 envs (not registered itself)."""
 
@@ -59,11 +51,11 @@ class FiveThousandBaseEnv(gym.Env):
                  max_turns: int | None = None, max_steps: int | None = None) -> None:
         self.rules = make_rules(rules, target=target, entry=entry,
                                 choose_scoring_dice=choose_scoring_dice)
+        #: a render mode that was asked for but is not supported (rendering is then off)
+        self.unsupported_render_mode: str | None = None
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            # A warning, not an error: stable-baselines3's make_vec_env asks every env for
-            # render_mode="rgb_array" and only falls back on a TypeError.
-            gym.logger.warn(f"render_mode {render_mode!r} is not supported (choose from "
-                            f"{self.metadata['render_modes']}); render() will return None")
+            # Not an error, but rendering is off: see warn_unsupported_render_mode
+            self.unsupported_render_mode, render_mode = render_mode, None
         self.render_mode = render_mode
         self.illegal_action = check_illegal_action_mode(illegal_action)
         self.illegal_penalty = float(illegal_penalty)
@@ -148,23 +140,25 @@ class FiveThousandBaseEnv(gym.Env):
         return state_to_dict(self.rules, self._state, 0, agent_seat=self.agent_seat)
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
-        super().reset(seed=seed)
         options = options or {}
         if not isinstance(options, dict):
             raise ValueError(f"options must be a dict, got {type(options).__name__}")
         unknown = sorted(set(options) - set(RESET_OPTIONS))
         if unknown:
             raise ValueError(f"unknown reset options {unknown}; known: {list(RESET_OPTIONS)}")
-        self._reseed_players()
-        events: list[dict] = []
-        self._carried_turns = 0  # turns that ended inside reset (opening busts), see solo
+        restored = None  # checked before anything changes: a refused state leaves the env be
         if options.get("state") is not None:
-            state, seat = state_from_dict(self.rules, options["state"], self.num_players)
-            cur = int(state.current[0])
+            restored, seat = state_from_dict(self.rules, options["state"], self.num_players)
+            cur = int(restored.current[0])
             if seat is not None and seat != cur:
                 raise ValueError(f"state['agent_seat'] is {seat} but seat {cur} is to move: a "
                                  "restored state must be a decision of the agent")
-            self._state, self.agent_seat = state, cur
+        super().reset(seed=seed)
+        self._reseed_players()
+        events: list[dict] = []
+        self._carried_turns = 0  # turns that ended inside reset (opening busts), see solo
+        if restored is not None:
+            self._state, self.agent_seat = restored, int(restored.current[0])
         else:
             events = self._new_game()
         self._done = False
@@ -179,8 +173,8 @@ class FiveThousandBaseEnv(gym.Env):
         if self._done:
             raise RuntimeError("step() called on a finished episode; call reset() first")
         self._steps += 1
-        a = to_action(action, self.action_space.n)
-        if a < 0 or not self._mask[a]:
+        a = as_action(action, self.action_space.n)  # None unless an integer in range
+        if a is None or not self._mask[a]:
             return self._illegal(action, a)
         turns_before = self._agent_turns()
         record = G.step_games(self.rules, self._state, np.array([a]), self.np_random)
@@ -200,11 +194,12 @@ class FiveThousandBaseEnv(gym.Env):
         return ((self.max_turns is not None and self._agent_turns() >= self.max_turns)
                 or (self.max_steps is not None and self._steps >= self.max_steps))
 
-    def _illegal(self, action: Any, a: int):
+    def _illegal(self, action: Any, a: int | None):
         legal = self.legal_actions()
-        what = self.describe_action(a) if a >= 0 else f"{action!r} (not an action of " \
-            f"Discrete({self.action_space.n}))"
-        why = G.illegal_reason(self.rules, self._state, a) if a >= 0 else ""
+        if a is None:
+            what, why = describe_non_action(action, self.action_space.n), ""
+        else:
+            what, why = self.describe_action(a), G.illegal_reason(self.rules, self._state, a)
         reason = f" ({why})" if why else ""
         if self.illegal_action == "raise":
             self._steps -= 1
@@ -220,8 +215,12 @@ class FiveThousandBaseEnv(gym.Env):
 
     def render(self) -> str | None:
         if self.render_mode not in self.metadata["render_modes"]:
-            gym.logger.warn(f"render() needs render_mode 'ansi' or 'human', not "
-                            f"{self.render_mode!r}")
+            if self.unsupported_render_mode is not None:
+                warn_unsupported_render_mode(self.unsupported_render_mode,
+                                             self.metadata["render_modes"])
+            else:
+                gym.logger.warn(f"render() needs render_mode 'ansi' or 'human', not "
+                                f"{self.render_mode!r}")
             return None
         text = render_game(self.rules, self._state, 0, self._player_names(), self._events)
         if self.render_mode == "human":

@@ -43,6 +43,11 @@ class FiveThousandEnv(FiveThousandBaseEnv):
     Legal actions: ``info["action_mask"]`` (int8) and :meth:`action_masks` (bool, for
     MaskablePPO).  A bank is masked when there is nothing to bank, when the total ends in 50
     and below ``entry`` for a player who has not entered.  Rolling on is always legal.
+    An action must be an integer: a Python ``int``, a numpy integer scalar or a 0-d numpy
+    integer array (what ``Discrete.contains`` accepts, bools excepted).  Any other value --
+    ``1.0``, ``"1"``, ``True``, ``None``, ``float("inf")``, ``np.array([1])`` -- is never
+    converted: it is an illegal action, handled by ``illegal_action`` like one the mask forbids
+    (see :mod:`dice_env.errors`).
 
     ## Observation Space
     ``Box(0, 1, (3 * num_players + 14,), float32)`` seen from the agent's seat (players in
@@ -200,7 +205,7 @@ class FiveThousandEnv(FiveThousandBaseEnv):
             action = self._policies[k](obs, mask.astype(np.int8))
             try:
                 a = int(action)
-            except (TypeError, ValueError):
+            except (TypeError, ValueError, OverflowError):  # e.g. None, "x", inf
                 a = -1
             if not 0 <= a < len(mask) or not mask[a]:
                 raise RuntimeError(f"opponent {k} ({self.opponents[k]!r}, seat {seat}) chose "

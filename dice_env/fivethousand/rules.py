@@ -133,6 +133,9 @@ class FiveThousandRules:
     @classmethod
     def from_knobs(cls, knobs: dict | None = None, **overrides) -> FiveThousandRules:
         """Rules from a dict of knobs and/or keywords; unknown knobs raise ``ValueError``."""
+        if knobs is not None and not isinstance(knobs, dict):
+            raise ValueError(f"5000 rules must be a dict of knobs such as {asdict(cls())}, got "
+                             f"{knobs!r}")
         data = dict(knobs or {})
         data.update(overrides)
         known = set(cls.__dataclass_fields__)

@@ -27,6 +27,8 @@ class FiveThousandSoloEnv(FiveThousandBaseEnv):
     As in ``FiveThousand-v0``: ``Discrete(2)`` (``0`` roll on, ``1`` bank), or ``Discrete(64)``
     with ``choose_scoring_dice`` (action ``2 * m + b``: set aside bitmask ``m``, then roll
     ``b = 0`` or bank ``b = 1``).  Masks in ``info["action_mask"]`` and :meth:`action_masks`.
+    An action must be an integer (``int``, numpy integer, 0-d integer array; not a bool); any
+    other value is an illegal action, as in ``FiveThousand-v0`` (see :mod:`dice_env.errors`).
 
     ## Observation Space
     ``Box(0, 1, (17,), float32)``, the layout of :mod:`dice_env.fivethousand.observation` for

@@ -18,13 +18,15 @@ on input (``rules`` and ``num_players`` are checked against the env when given; 
 defaults to zeros; ``agent_seat`` defaults to ``current_player``).  A state is always a
 decision of the player to move: a finished game, or a roll that busts, cannot be restored.
 The random generator is not part of the state: a restored game continues with the env's own.
+Integers may be Python ints or numpy integers (not bools, not floats such as ``100.0``), lists
+may be lists, tuples or 1-d numpy arrays (the rule of :mod:`dice_env.errors`, the same as the
+scorecard state dicts').  Counts (``turn_total``, ``turns``) are at most :data:`MAX_COUNT`.
 A malformed dict raises ``ValueError`` saying what is wrong.
 """
 
 from __future__ import annotations
 
-import numpy as np
-
+from dice_env.errors import as_int, as_list
 from dice_env.fivethousand import rules as R
 from dice_env.fivethousand.game import FiveThousandState
 from dice_env.fivethousand.rules import FiveThousandRules
@@ -33,10 +35,16 @@ STATE_VERSION = 1
 STATE_KEYS = ("version", "rules", "num_players", "scores", "current_player", "turn_total",
               "dice", "turns", "agent_seat")
 REQUIRED_KEYS = ("scores", "current_player", "turn_total", "dice")
+#: The largest turn total and turn count a state may hold (far beyond any real game; the
+#: bound keeps the numbers inside the env's int64 arrays).
+MAX_COUNT = 10**9
 
 
-def _is_int(x) -> bool:
-    return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
+def _ints(value) -> list[int | None] | None:
+    """A list field as a list of ints (``None`` for an entry that is not an integer), or
+    ``None`` when ``value`` is not a list."""
+    items = as_list(value)
+    return None if items is None else [as_int(x) for x in items]
 
 
 def state_to_dict(rules: FiveThousandRules, state: FiveThousandState, row: int = 0,
@@ -75,10 +83,13 @@ def state_from_dict(rules: FiveThousandRules, data: dict,
     if missing:
         raise ValueError(f"state is missing {missing}; required keys: {list(REQUIRED_KEYS)} "
                          "(get a complete one from env.unwrapped.get_state())")
-    if "version" in data and data["version"] != STATE_VERSION:
+    if "version" in data and as_int(data["version"]) != STATE_VERSION:
         raise ValueError(f"state['version'] is {data['version']!r}; this env reads version "
                          f"{STATE_VERSION}")
     if "rules" in data:
+        if not isinstance(data["rules"], dict):
+            raise ValueError(f"state['rules'] must be a dict of rule knobs such as "
+                             f"{rules.knobs()}, got {data['rules']!r}")
         try:
             given = FiveThousandRules.from_knobs(data["rules"])
         except (TypeError, ValueError) as e:
@@ -87,18 +98,19 @@ def state_from_dict(rules: FiveThousandRules, data: dict,
             raise ValueError(f"state['rules'] is {given.knobs()} but this env plays "
                              f"{rules.knobs()}")
     p = int(num_players)
-    if "num_players" in data and data["num_players"] != p:
+    if "num_players" in data and as_int(data["num_players"]) != p:
         raise ValueError(f"state['num_players'] is {data['num_players']!r} but this env has "
                          f"{p} players")
 
-    scores = data["scores"]
-    if not isinstance(scores, (list, tuple)) or len(scores) != p:
+    scores = _ints(data["scores"])
+    if scores is None or len(scores) != p:
         raise ValueError(f"state['scores'] must be a list of {p} integers (one per seat), "
-                         f"got {scores!r}")
+                         f"got {data['scores']!r}")
     low = rules.min_entered_score
     for i, s in enumerate(scores):
-        if not _is_int(s):
-            raise ValueError(f"state['scores'][{i}] must be an integer, got {s!r}")
+        if s is None:
+            raise ValueError(f"state['scores'][{i}] must be an integer, got "
+                             f"{as_list(data['scores'])[i]!r}")
         if s == rules.target:
             raise ValueError(f"state['scores'][{i}] is {s}, the target: that game is over and "
                              "cannot be restored")
@@ -106,26 +118,27 @@ def state_from_dict(rules: FiveThousandRules, data: dict,
             raise ValueError(f"state['scores'][{i}] = {s} is impossible: a score is 0 or a "
                              f"multiple of 100 from {low} to {rules.target - 100}")
 
-    cur = data["current_player"]
-    if not _is_int(cur) or not 0 <= cur < p:
+    cur = as_int(data["current_player"])
+    if cur is None or not 0 <= cur < p:
         raise ValueError(f"state['current_player'] must be a seat from 0 to {p - 1}, got "
-                         f"{cur!r}")
+                         f"{data['current_player']!r}")
 
-    dice = data["dice"]
-    if (not isinstance(dice, (list, tuple)) or not 1 <= len(dice) <= R.N_DICE
-            or not all(_is_int(d) and 1 <= d <= 6 for d in dice)):
+    dice = _ints(data["dice"])
+    if (dice is None or not 1 <= len(dice) <= R.N_DICE
+            or not all(d is not None and 1 <= d <= 6 for d in dice)):
         raise ValueError(f"state['dice'] must be a list of 1 to {R.N_DICE} faces from 1 to 6 "
-                         f"(the current roll), got {dice!r}")
+                         f"(the current roll), got {data['dice']!r}")
     padded = R.pad_dice(dice)
     roll = int(R.roll_index_of(padded))
     if R.ROLL_POINTS[roll] == 0:
         raise ValueError(f"state['dice'] = {sorted(dice)} scores nothing: a bust is not a "
                          "decision and cannot be restored")
 
-    tt = data["turn_total"]
-    if not _is_int(tt) or tt < 0 or tt % 50:
-        raise ValueError(f"state['turn_total'] must be a non-negative multiple of 50 (the "
-                         f"points set aside before the current roll), got {tt!r}")
+    tt = as_int(data["turn_total"])
+    if tt is None or not 0 <= tt <= MAX_COUNT or tt % 50:
+        raise ValueError(f"state['turn_total'] must be a multiple of 50 from 0 to {MAX_COUNT} "
+                         f"(the points set aside before the current roll), got "
+                         f"{data['turn_total']!r}")
     if tt == 0 and len(dice) != R.N_DICE:
         raise ValueError(f"state['turn_total'] is 0 but only {len(dice)} dice were thrown: a "
                          "turn opens with five dice (and dice set aside always score)")
@@ -133,16 +146,18 @@ def state_from_dict(rules: FiveThousandRules, data: dict,
         raise ValueError(f"state['turn_total'] = {tt} is too small for the "
                          f"{R.N_DICE - len(dice)} dice set aside")
 
-    turns = data.get("turns", [0] * p)
-    if (not isinstance(turns, (list, tuple)) or len(turns) != p
-            or not all(_is_int(t) and t >= 0 for t in turns)):
-        raise ValueError(f"state['turns'] must be a list of {p} non-negative integers, got "
-                         f"{turns!r}")
+    turns = _ints(data.get("turns", [0] * p))
+    if (turns is None or len(turns) != p
+            or not all(t is not None and 0 <= t <= MAX_COUNT for t in turns)):
+        raise ValueError(f"state['turns'] must be a list of {p} integers from 0 to {MAX_COUNT}, "
+                         f"got {data.get('turns')!r}")
 
     agent_seat = data.get("agent_seat")
-    if agent_seat is not None and (not _is_int(agent_seat) or not 0 <= agent_seat < p):
-        raise ValueError(f"state['agent_seat'] must be a seat from 0 to {p - 1}, got "
-                         f"{agent_seat!r}")
+    if agent_seat is not None:
+        agent_seat = as_int(agent_seat)
+        if agent_seat is None or not 0 <= agent_seat < p:
+            raise ValueError(f"state['agent_seat'] must be a seat from 0 to {p - 1}, got "
+                             f"{data['agent_seat']!r}")
 
     state = FiveThousandState.empty(1, p)
     state.scores[0] = scores
@@ -151,4 +166,4 @@ def state_from_dict(rules: FiveThousandRules, data: dict,
     state.dice[0] = padded
     state.roll[0] = roll
     state.turns[0] = turns
-    return state, (None if agent_seat is None else int(agent_seat))
+    return state, agent_seat

@@ -40,7 +40,13 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from dice_env.errors import IllegalActionError
+from dice_env.errors import (
+    IllegalActionError,
+    as_actions,
+    as_int,
+    describe_non_action,
+    warn_unsupported_render_mode,
+)
 from dice_env.fivethousand import game as G
 from dice_env.fivethousand import rules as R
 from dice_env.fivethousand.base import FiveThousandBaseEnv
@@ -313,6 +319,7 @@ class FiveThousandVectorBase(VectorEnv):
         # the single env validated every argument; the batch plays by the same settings
         self.rules: FiveThousandRules = template.rules
         self.render_mode = template.render_mode
+        self.unsupported_render_mode = template.unsupported_render_mode
         self.illegal_action = template.illegal_action
         self.illegal_penalty = template.illegal_penalty
         self.max_turns = template.max_turns
@@ -552,30 +559,18 @@ class FiveThousandVectorBase(VectorEnv):
         return {"action_mask": self._mask.view(np.int8), "_action_mask": self._all}
 
     # -- illegal actions ------------------------------------------------------------------
-    def _as_actions(self, actions: Any) -> np.ndarray:
-        a = np.asarray(actions)
-        if a.size != self.num_envs:
-            raise ValueError(f"expected {self.num_envs} actions (one per sub-env), got shape "
-                             f"{a.shape}")
-        a = a.reshape(self.num_envs)
-        if not np.issubdtype(a.dtype, np.integer):
-            whole = np.issubdtype(a.dtype, np.floating) and np.isfinite(a).all()
-            whole = whole and bool((a == np.round(a)).all())
-            if not whole:
-                raise ValueError(f"actions must be integers, got {a.dtype} {a.tolist()}")
-        return a.astype(np.int64, copy=False)
-
-    def _illegal_error(self, i: int, a: int) -> IllegalActionError:
+    def _illegal_error(self, i: int, action: Any) -> IllegalActionError:
+        """The error of sub-env ``i``'s illegal ``action`` (the entry as it was given)."""
         s = self._state
         n_thrown = int(R.ROLL_SIZE[s.roll[i]])
         dice = s.dice[i, :n_thrown].tolist()
         legal = np.flatnonzero(self._mask[i]).tolist()
-        if 0 <= a < self.rules.n_actions:
+        a = as_int(action)
+        if a is not None and 0 <= a < self.rules.n_actions:
             what = R.describe_action(self.rules, a, dice)
             why = G.illegal_reason(self.rules, s, a, row=i)
         else:
-            what = f"{a} (not an action of Discrete({self.rules.n_actions}))"
-            why = ""
+            what, why = describe_non_action(action, self.rules.n_actions), ""
         reason = f" ({why})" if why else ""
         names = ", ".join(R.describe_action(self.rules, x, dice) for x in legal)
         return IllegalActionError(f"sub-env {i}: illegal action {what}{reason}; legal actions: "
@@ -595,8 +590,9 @@ class FiveThousandVectorBase(VectorEnv):
         """Reset every game (or those of ``options["reset_mask"]``).
 
         ``options["states"]``: one state dict (or ``None`` for a new game) per sub-env; a game
-        given a state starts from it.  Seeding reproduces the whole batch."""
-        super().reset(seed=seed)
+        given a state starts from it.  Seeding reproduces the whole batch.  A refused state
+        (``ValueError`` naming the sub-env) leaves every game, and the generator, as they
+        were."""
         options = options or {}
         if not isinstance(options, dict):
             raise ValueError(f"options must be a dict, got {type(options).__name__}")
@@ -628,6 +624,7 @@ class FiveThousandVectorBase(VectorEnv):
                                      "is to move: a restored state must be a decision of the "
                                      "agent")
                 restored[i] = (state, cur)
+        super().reset(seed=seed)
         self._begin_step(np.zeros(n, dtype=bool))
         self._reseed_players()
         deal = reset.copy()
@@ -653,16 +650,14 @@ class FiveThousandVectorBase(VectorEnv):
         """Advance every game by one decision of its agent (the opponents play inside)."""
         if not self._started:
             raise RuntimeError("step() called before reset(); call reset() first")
-        actions = self._as_actions(actions)
-        n_actions = self.rules.n_actions
+        actions, valid, raw = as_actions(actions, self.num_envs, self.rules.n_actions)
         resetting = self._needs_reset.copy()
-        in_range = (actions >= 0) & (actions < n_actions)
-        legal = in_range & self._mask[self._rows, np.where(in_range, actions, 0)]
+        legal = valid & self._mask[self._rows, actions]
         illegal = ~legal & ~resetting
         any_illegal = bool(illegal.any())
         if any_illegal and self.illegal_action == "raise":
             i = int(np.flatnonzero(illegal)[0])
-            raise self._illegal_error(i, int(actions[i]))
+            raise self._illegal_error(i, raw[i])
         moving = legal & ~resetting
         self._begin_step(moving)
         self._steps += ~resetting
@@ -727,6 +722,8 @@ class FiveThousandVectorBase(VectorEnv):
     def render(self) -> str | None:
         """Sub-env 0 as text (``render_mode`` ``"ansi"`` returns it, ``"human"`` prints it)."""
         if self.render_mode not in ("ansi", "human"):
+            warn_unsupported_render_mode(self.unsupported_render_mode,
+                                         self.metadata["render_modes"])
             return None
         text = render_game(self.rules, self._state, 0, self._player_names(0))
         if self.render_mode == "human":
@@ -755,6 +752,10 @@ class FiveThousandVectorEnv(FiveThousandVectorBase):
     ## Action Space
     ``MultiDiscrete`` of ``num_envs`` x ``Discrete(2)`` (``0`` roll on, ``1`` bank), or
     ``Discrete(64)`` per game with ``choose_scoring_dice`` (action ``2 * m + b``).
+    ``np.asarray(actions)`` must hold ``num_envs`` entries (else ``ValueError``).  An integer
+    array gives each game its action; an ``object`` array is read entry by entry with the
+    single env's rule; any other dtype -- floats, even whole ones, bools, strings -- holds no
+    integer, so every entry is an illegal action (see :mod:`dice_env.errors`).
 
     ## Observation Space
     ``Box(0, 1, (num_envs, 3 * num_players + 14), float32)``: each game seen from its agent's
@@ -913,7 +914,7 @@ class FiveThousandSoloVectorEnv(FiveThousandVectorBase):
 
     ## Action Space
     ``num_envs`` x ``Discrete(2)`` (``0`` roll on, ``1`` bank), or ``Discrete(64)`` per game
-    with ``choose_scoring_dice``.
+    with ``choose_scoring_dice``.  Actions are read as in :class:`FiveThousandVectorEnv`.
 
     ## Observation Space
     ``Box(0, 1, (num_envs, 17), float32)``, the layout of

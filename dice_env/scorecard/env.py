@@ -8,7 +8,14 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from dice_env.errors import IllegalActionError, check_illegal_action_mode
+from dice_env.errors import (
+    IllegalActionError,
+    as_action,
+    as_int,
+    check_illegal_action_mode,
+    describe_non_action,
+    warn_unsupported_render_mode,
+)
 from dice_env.scorecard import game as G
 from dice_env.scorecard.observation import encode_observation, observation_size
 from dice_env.scorecard.render import render_scorecard
@@ -38,11 +45,12 @@ class ScorecardOptions:
                       canonical_holds: bool, illegal_action: str, illegal_penalty: float,
                       max_steps: int | None, rule_overrides: dict) -> None:
         self.rules = get_rules(game, **rule_overrides)
+        self._supported_render_modes = list(supported)
+        #: a render mode that was asked for but is not supported (rendering is then off)
+        self.unsupported_render_mode: str | None = None
         if render_mode is not None and render_mode not in supported:
-            # A warning, not an error: stable-baselines3's make_vec_env asks every env for
-            # render_mode="rgb_array" and only falls back on a TypeError.
-            gym.logger.warn(f"render_mode {render_mode!r} is not supported (choose from "
-                            f"{supported}); render() will return None")
+            # Not an error, but rendering is off: see warn_unsupported_render_mode
+            self.unsupported_render_mode, render_mode = render_mode, None
         self.render_mode = render_mode
         self.canonical_holds = bool(canonical_holds)
         self.illegal_action = check_illegal_action_mode(illegal_action)
@@ -73,6 +81,12 @@ class ScorecardEnv(ScorecardOptions, gym.Env):
     given as an ``int8`` mask in ``info["action_mask"]`` and as a bool array by
     :meth:`action_masks` (what sb3-contrib's MaskablePPO calls).
 
+    An action must be an integer: a Python ``int``, a numpy integer scalar or a 0-d numpy
+    integer array (what ``Discrete.contains`` accepts, bools excepted).  Any other value --
+    ``1.5``, ``1.0``, ``"32"``, ``True``, ``None``, ``float("inf")``, ``np.array([32])`` -- is
+    never converted: it is an illegal action, handled by ``illegal_action`` like one the mask
+    forbids (see :mod:`dice_env.errors`).
+
     ## Observation Space
     ``Box(0, 1, (obs_dim,), float32)``; the layout is documented in
     :mod:`dice_env.scorecard.observation` (sorted dice, face counts, rerolls left one-hot,
@@ -102,8 +116,10 @@ class ScorecardEnv(ScorecardOptions, gym.Env):
     * ``game``: a preset name (``"penta"``, ``"dice-poker"``, ``"yahtzee-official"``,
       ``"yahtzee-free-joker"``, ``"yahtzee-no-bonus"``) or a :class:`Rules`.
     * ``render_mode``: ``None``, ``"ansi"`` (``render()`` returns the text) or ``"human"``
-      (printed after every step); another mode only warns (SB3's ``make_vec_env`` asks for
-      ``"rgb_array"``) and ``render()`` returns ``None``.
+      (printed after every step).  Another mode (SB3's ``make_vec_env`` asks for
+      ``"rgb_array"``) is not an error, but rendering is off: ``render_mode`` is ``None``
+      (the mode asked for is in ``unsupported_render_mode``) and ``render()`` warns and
+      returns ``None``.
     * ``canonical_holds``: see Action Space.
     * ``illegal_action``: ``"penalize"`` (default) -- the state is untouched, the reward is
       ``illegal_penalty`` and ``info["illegal_action"]`` is set; ``"raise"`` -- an
@@ -177,13 +193,18 @@ class ScorecardEnv(ScorecardOptions, gym.Env):
         return state_to_dict(self.rules, self._state)
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
-        super().reset(seed=seed)
         options = options or {}
+        if not isinstance(options, dict):
+            raise ValueError(f"options must be a dict, got {type(options).__name__}")
         unknown = sorted(set(options) - set(RESET_OPTIONS))
         if unknown:
             raise ValueError(f"unknown reset options {unknown}; known: {list(RESET_OPTIONS)}")
-        if options.get("state") is not None:
-            self._state = state_from_dict(self.rules, options["state"])
+        # a refused state leaves everything as it was, the generator included
+        restored = (state_from_dict(self.rules, options["state"])
+                    if options.get("state") is not None else None)
+        super().reset(seed=seed)
+        if restored is not None:
+            self._state = restored
         else:
             self._state = G.ScorecardState.empty(self.rules, 1)
             G.start_games(self.rules, self._state, np.ones(1, dtype=bool), self.np_random)
@@ -198,12 +219,9 @@ class ScorecardEnv(ScorecardOptions, gym.Env):
         if self._done:
             raise RuntimeError("step() called on a finished episode; call reset() first")
         self._steps += 1
-        try:
-            a = int(action)
-        except (TypeError, ValueError):
-            a = -1
-        if not (0 <= a < self.action_space.n and self._mask[a]):
-            return self._illegal(action, a)
+        a = as_action(action, self.action_space.n)  # None unless an integer in range
+        if a is None or not self._mask[a]:
+            return self._illegal(action)
         rewards, *_ = G.apply_actions(self.rules, self._state, np.array([a]), self.np_random,
                                       options=(self._box_legal, self._box_points, self._bonus))
         self._refresh()
@@ -214,9 +232,11 @@ class ScorecardEnv(ScorecardOptions, gym.Env):
             self.render()
         return self._observation(), float(rewards[0]), terminated, truncated, self._info()
 
-    def _illegal(self, action, a: int):
+    def _illegal(self, action: Any):
         legal = np.flatnonzero(self._mask).tolist()
-        what = describe_action(self.rules, a, self._state.dice[0]) if a >= 0 else repr(action)
+        a = as_int(action)
+        what = (describe_action(self.rules, a, self._state.dice[0]) if a is not None
+                else describe_non_action(action, self.action_space.n))
         if self.illegal_action == "raise":
             self._steps -= 1
             names = ", ".join(describe_action(self.rules, x, self._state.dice[0]) for x in legal)
@@ -231,6 +251,8 @@ class ScorecardEnv(ScorecardOptions, gym.Env):
     def render(self) -> str | None:
         """The dice and scorecard as text (``"ansi"``), or printed (``"human"``)."""
         if self.render_mode not in ("ansi", "human"):
+            warn_unsupported_render_mode(self.unsupported_render_mode,
+                                         self._supported_render_modes)
             return None
         text = render_scorecard(self.rules, self._state, self._box_points, self._box_legal,
                                 self.rules.five_kind_bonus)

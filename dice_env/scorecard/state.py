@@ -9,7 +9,9 @@ accepts)::
      "scores": [None, 4, ...],   # one entry per box in box order; None while open
      "penta_bonus": 0}           # five-of-a-kind bonus points earned so far
 
-A malformed dict raises ``ValueError`` saying what is wrong and how to fix it.
+Integers may be Python ints or numpy integers (not bools, not floats such as ``2.0``), lists
+may be lists, tuples or 1-d numpy arrays (the rule of :mod:`dice_env.errors`).  A malformed
+dict raises ``ValueError`` saying what is wrong and how to fix it.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from functools import cache
 import numpy as np
 
 from dice_env import dice as D
+from dice_env.errors import as_int, as_list
 from dice_env.scorecard.game import OPEN, ScorecardState
 from dice_env.scorecard.rules import Rules
 
@@ -37,10 +40,6 @@ def possible_box_scores(rules: Rules) -> tuple[frozenset[int], ...]:
             values |= set(t.joker_score[five, k].tolist())
         out.append(frozenset(values))
     return tuple(out)
-
-
-def _is_int(x) -> bool:
-    return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
 
 
 def state_to_dict(rules: Rules, state: ScorecardState, row: int = 0) -> dict:
@@ -67,31 +66,34 @@ def state_from_dict(rules: Rules, data: dict) -> ScorecardState:
     if missing:
         raise ValueError(f"state is missing {missing}; a state has keys {list(STATE_KEYS)} "
                          "(get one from env.unwrapped.get_state())")
-    if "game" in data and data["game"] != rules.name:
+    if "game" in data and not (isinstance(data["game"], str) and data["game"] == rules.name):
         raise ValueError(f"state is for game {data['game']!r} but this env plays "
                          f"{rules.name!r}")
 
-    dice = data["dice"]
-    if (not isinstance(dice, (list, tuple, np.ndarray)) or len(dice) != D.N_DICE
-            or not all(_is_int(d) and 1 <= d <= D.N_FACES for d in dice)):
-        raise ValueError(f"state['dice'] must be {D.N_DICE} integers from 1 to 6, got {dice!r}")
+    given = data["dice"]
+    dice = [as_int(d) for d in as_list(given) or []]
+    if len(dice) != D.N_DICE or not all(d is not None and 1 <= d <= D.N_FACES for d in dice):
+        raise ValueError(f"state['dice'] must be {D.N_DICE} integers from 1 to 6, got "
+                         f"{given!r}")
 
-    rolls_left = data["rolls_left"]
-    if not _is_int(rolls_left) or not 0 <= rolls_left < rules.rolls_per_turn:
+    rolls_left = as_int(data["rolls_left"])
+    if rolls_left is None or not 0 <= rolls_left < rules.rolls_per_turn:
         raise ValueError(f"state['rolls_left'] must be an integer from 0 to "
-                         f"{rules.rolls_per_turn - 1}, got {rolls_left!r}")
+                         f"{rules.rolls_per_turn - 1}, got {data['rolls_left']!r}")
 
-    scores = data["scores"]
-    if not isinstance(scores, (list, tuple)) or len(scores) != rules.n_boxes:
+    scores = as_list(data["scores"])
+    if scores is None or len(scores) != rules.n_boxes:
         raise ValueError(f"state['scores'] must be a list of {rules.n_boxes} entries (one per "
-                         f"box: {list(rules.labels)}; None for an open box), got {scores!r}")
+                         f"box: {list(rules.labels)}; None for an open box), got "
+                         f"{data['scores']!r}")
     possible = possible_box_scores(rules)
-    for k, s in enumerate(scores):
-        if s is None:
+    for k, given_score in enumerate(scores):
+        if given_score is None:
             continue
-        if not _is_int(s):
+        s = scores[k] = as_int(given_score)
+        if s is None:
             raise ValueError(f"state['scores'][{k}] ({rules.labels[k]}) must be an integer or "
-                             f"None, got {s!r}")
+                             f"None, got {given_score!r}")
         if s not in possible[k]:
             raise ValueError(f"state['scores'][{k}]: no roll scores {s} in {rules.labels[k]}; "
                              f"possible scores are {sorted(possible[k])}")
@@ -99,10 +101,11 @@ def state_from_dict(rules: Rules, data: dict) -> ScorecardState:
         raise ValueError("state['scores'] has no open box: that game is over; leave at least "
                          "one box as None")
 
-    bonus = data["penta_bonus"]
+    bonus = as_int(data["penta_bonus"])
     five_box = rules.five_kind_box
-    if not _is_int(bonus) or bonus < 0:
-        raise ValueError(f"state['penta_bonus'] must be a non-negative integer, got {bonus!r}")
+    if bonus is None or bonus < 0:
+        raise ValueError(f"state['penta_bonus'] must be a non-negative integer, got "
+                         f"{data['penta_bonus']!r}")
     if bonus:
         step = rules.five_kind_bonus
         if step == 0:

@@ -14,7 +14,13 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from dice_env.errors import IllegalActionError
+from dice_env.errors import (
+    IllegalActionError,
+    as_actions,
+    as_int,
+    describe_non_action,
+    warn_unsupported_render_mode,
+)
 from dice_env.scorecard import game as G
 from dice_env.scorecard.env import ScorecardOptions, describe_action
 from dice_env.scorecard.observation import encode_observation
@@ -41,9 +47,16 @@ class ScorecardVectorEnv(ScorecardOptions, VectorEnv):
     ``infos`` always holds ``action_mask`` (``(N, n_actions)`` int8) and ``must_scratch``
     (``(N,)`` bool), each with its ``_key`` array; :meth:`action_masks` returns the bool mask.
     ``reset(options={"states": [d0, d1, ...]})`` starts every game from a state dict (``None``
-    for a fresh game), ``reset(options={"reset_mask": m})`` resets only the games where ``m``.
-    An illegal action under ``illegal_action="raise"`` raises an error naming the sub-env, and
-    no game of the batch moves.
+    for a fresh game), ``reset(options={"reset_mask": m})`` resets only the games where ``m``;
+    a refused state dict (``ValueError`` naming the sub-env) leaves every game as it was.
+
+    Actions: ``np.asarray(actions)`` must hold ``num_envs`` entries (else ``ValueError``).  An
+    integer array gives each game its action; an ``object`` array is read entry by entry; any
+    other dtype -- floats, even whole ones, bools, strings -- holds no integer, so every entry
+    is an illegal action (the rule of :mod:`dice_env.errors`, as in the single env).  Illegal
+    entries are handled by ``illegal_action``: ``"penalize"`` leaves those games untouched;
+    ``"raise"`` raises :class:`~dice_env.errors.IllegalActionError` naming the first illegal
+    sub-env, and no game of the batch moves; ``"terminate"`` ends those games.
     """
 
     metadata = {"render_modes": ["ansi"], "autoreset_mode": AutoresetMode.SAME_STEP}
@@ -147,41 +160,47 @@ class ScorecardVectorEnv(ScorecardOptions, VectorEnv):
         return state_to_dict(self.rules, self._state, index)
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
-        super().reset(seed=seed)
         options = options or {}
+        if not isinstance(options, dict):
+            raise ValueError(f"options must be a dict, got {type(options).__name__}")
         unknown = sorted(set(options) - {"states", "reset_mask"})
         if unknown:
             raise ValueError(f"unknown reset options {unknown}; known: ['states', 'reset_mask']")
         rows = np.asarray(options.get("reset_mask", self._all), dtype=bool)
         if rows.shape != (self.num_envs,):
             raise ValueError(f"reset_mask must have shape ({self.num_envs},)")
-        self._reset_rows(rows)
         states = options.get("states")
-        if states is not None:
-            if len(states) != self.num_envs:
-                raise ValueError(f"options['states'] must hold {self.num_envs} entries (one per "
-                                 f"sub-env, None for a fresh game), got {len(states)}")
+        restored: dict[int, G.ScorecardState] = {}
+        if states is not None:  # check every state before any game changes
+            if not isinstance(states, (list, tuple)) or len(states) != self.num_envs:
+                raise ValueError(f"options['states'] must be a list of {self.num_envs} entries "
+                                 f"(one per sub-env, None for a fresh game), got {states!r}")
             for i, st in enumerate(states):
                 if st is not None:
                     try:
-                        self._state.put([i], state_from_dict(self.rules, st))
+                        restored[i] = state_from_dict(self.rules, st)
                     except ValueError as err:
                         raise ValueError(f"sub-env {i}: {err}") from None
+        super().reset(seed=seed)  # after the checks: a refused state changes nothing
+        self._reset_rows(rows)
+        for i, state in restored.items():
+            self._state.put([i], state)
         self._needs_reset[rows] = False
         self._refresh()
         return self._observations(), self._infos()
 
     def step(self, actions):
-        actions = np.asarray(actions).astype(np.int64, copy=False).reshape(self.num_envs)
         n_actions = self.single_action_space.n
-        in_range = (actions >= 0) & (actions < n_actions)
-        legal = in_range & self._mask[np.arange(self.num_envs), np.clip(actions, 0, n_actions - 1)]
+        actions, valid, raw = as_actions(actions, self.num_envs, n_actions)
+        legal = valid & self._mask[np.arange(self.num_envs), actions]
         resetting = self._needs_reset  # NEXT_STEP: these rows only reset
         illegal = ~legal & ~resetting
         if illegal.any() and self.illegal_action == "raise":
             i = int(np.flatnonzero(illegal)[0])
             ok = np.flatnonzero(self._mask[i]).tolist()
-            what = describe_action(self.rules, actions[i], self._state.dice[i])
+            a = as_int(raw[i])
+            what = (describe_action(self.rules, a, self._state.dice[i]) if a is not None
+                    else describe_non_action(raw[i], n_actions))
             raise IllegalActionError(f"sub-env {i}: illegal action {what}; legal actions: {ok}")
 
         moving = legal & ~resetting
@@ -223,6 +242,8 @@ class ScorecardVectorEnv(ScorecardOptions, VectorEnv):
     def render(self) -> str | None:
         """The scorecard of sub-env 0 (``render_mode="ansi"``)."""
         if self.render_mode != "ansi":
+            warn_unsupported_render_mode(self.unsupported_render_mode,
+                                         self._supported_render_modes)
             return None
         legal, points, _ = self._outcomes
         return render_scorecard(self.rules, self._state, points, legal,
