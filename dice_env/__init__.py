@@ -1,7 +1,7 @@
 """dice-env: reinforcement-learning environments for five-dice games.
 
 Importing the package registers every environment id with Gymnasium under the ``dice_env/``
-namespace (see :data:`SCORECARD_IDS` and :data:`FIVE_THOUSAND_IDS`).
+namespace (see :data:`SCORECARD_IDS`, :data:`SCORECARD_MATCH_IDS` and :data:`FIVE_THOUSAND_IDS`).
 """
 
 from __future__ import annotations
@@ -17,6 +17,12 @@ SCORECARD_IDS = {
     "dice_env/YahtzeeOfficial-v0": "yahtzee-official",
     "dice_env/YahtzeeFreeJoker-v0": "yahtzee-free-joker",
     "dice_env/YahtzeeNoBonus-v0": "yahtzee-no-bonus",
+}
+
+#: Gymnasium id -> scorecard preset of the multi-player matches (one agent against bots).
+SCORECARD_MATCH_IDS = {
+    "dice_env/PentaMatch-v0": "penta",
+    "dice_env/DicePokerMatch-v0": "dice-poker",
 }
 
 #: Gymnasium id -> entry point of the 5000 environments.
@@ -39,6 +45,14 @@ def _register_all() -> None:
                 id=env_id,
                 entry_point="dice_env.scorecard.env:ScorecardEnv",
                 vector_entry_point="dice_env.scorecard.vector:ScorecardVectorEnv",
+                kwargs={"game": game},
+            )
+    for env_id, game in SCORECARD_MATCH_IDS.items():
+        if env_id not in gymnasium.registry:
+            gymnasium.register(
+                id=env_id,
+                entry_point="dice_env.scorecard.match_env:ScorecardMatchEnv",
+                vector_entry_point="dice_env.scorecard.match_vector:ScorecardMatchVectorEnv",
                 kwargs={"game": game},
             )
     for env_id, entry_point in FIVE_THOUSAND_IDS.items():

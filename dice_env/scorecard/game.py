@@ -118,13 +118,19 @@ def roll_dice(state: ScorecardState, rows: np.ndarray, holds: np.ndarray, rng) -
     state.dice[idx], state.roll[idx] = D.reroll(rng, state.dice[idx], holds[idx], idx)
 
 
-def start_games(rules: Rules, state: ScorecardState, rows: np.ndarray,
-                rng: np.random.Generator) -> None:
-    """Clear the scorecards of ``rows`` (bool mask) and throw their first roll."""
+def clear_cards(rules: Rules, state: ScorecardState, rows: np.ndarray) -> None:
+    """Empty the scorecards of ``rows`` (bool mask or indices), a full turn of rolls ahead;
+    the dice are left as they are (no throw)."""
     state.scores[rows] = OPEN
     state.upper_total[rows] = 0
     state.five_bonus[rows] = 0
     state.rolls_left[rows] = rules.rolls_per_turn - 1
+
+
+def start_games(rules: Rules, state: ScorecardState, rows: np.ndarray,
+                rng: np.random.Generator) -> None:
+    """Clear the scorecards of ``rows`` (bool mask) and throw their first roll."""
+    clear_cards(rules, state, rows)
     roll_dice(state, rows, np.zeros(state.n, dtype=np.int64), rng)
 
 
@@ -160,13 +166,16 @@ def action_mask(rules: Rules, state: ScorecardState, canonical_holds: bool = Tru
 
 def apply_actions(rules: Rules, state: ScorecardState, actions: np.ndarray,
                   rng: np.random.Generator, active: np.ndarray | None = None,
-                  options: tuple | None = None):
+                  options: tuple | None = None, throw_next_turn: bool = True):
     """Advance every game by one (legal) action, in place.
 
     Rows where ``active`` is False are left alone (finished games).  Legality is the caller's
     job (see :func:`action_mask`).  ``options`` may pass :func:`box_options` of the current
-    state when the caller has it already.  Returns ``(rewards, box_points, five_bonus,
-    upper_bonus)``, each ``(N,)``: the reward is everything the action earned.
+    state when the caller has it already.  A game that scores and goes on throws its next
+    turn's first roll here, unless ``throw_next_turn`` is False (the multi-player match, where
+    the next turn is another player's: see :mod:`dice_env.scorecard.match`).  Returns
+    ``(rewards, box_points, five_bonus, upper_bonus)``, each ``(N,)``: the reward is everything
+    the action earned.
     """
     n = state.n
     actions = np.asarray(actions, dtype=np.int64)
@@ -200,7 +209,7 @@ def apply_actions(rules: Rules, state: ScorecardState, actions: np.ndarray,
 
     # Rerolls keep their holds; games that just scored (and go on) throw all five for the
     # next turn.
-    next_turn = scoring & ~state.finished()
+    next_turn = scoring & ~state.finished() if throw_next_turn else np.zeros(n, dtype=bool)
     holds = np.where(rerolling, actions, 0)
     roll_dice(state, rerolling | next_turn, holds, rng)
     state.rolls_left = np.where(rerolling, state.rolls_left - 1, state.rolls_left)

@@ -1,0 +1,280 @@
+"""The PettingZoo AEC environment of the multi-player scorecard games (Penta, Dice Poker, ...).
+
+Use it through :mod:`dice_env.multi.scorecard_v0`::
+
+    from dice_env.multi import scorecard_v0
+    env = scorecard_v0.env(game="penta", num_players=3)
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from dice_env.errors import (
+    IllegalActionError,
+    as_action,
+    as_int,
+    check_illegal_action_mode,
+    describe_non_action,
+)
+from dice_env.scorecard.env import describe_action
+from dice_env.scorecard.game import N_HOLD_ACTIONS
+from dice_env.scorecard.match import (
+    MatchState,
+    apply_match_actions,
+    check_num_players,
+    match_action_mask,
+    start_matches,
+    winners,
+)
+from dice_env.scorecard.match_env import check_reward, final_rewards
+from dice_env.scorecard.match_observation import encode_match_observation, match_observation_size
+from dice_env.scorecard.match_render import render_match
+from dice_env.scorecard.match_state import match_state_from_dict, match_state_to_dict
+from dice_env.scorecard.rules import Rules, get_rules
+
+RESET_OPTIONS = ("state",)
+
+
+class ScorecardAECEnv(AECEnv):
+    """A scorecard game for ``num_players`` agents, ``player_0`` .. ``player_{P-1}``.
+
+    ## Description
+    Penta, Dice Poker or a Yahtzee preset played by several people, each with a scorecard of
+    their own (RULES.md): ``player_i`` sits at seat ``i``; players take whole turns in seat
+    order (``player_0`` opens every round), so the same agent acts several times in a row
+    (each throw is a decision) and ``agent_selection`` moves on when it fills a box.  The match
+    ends when every card is full; the highest TOTAL wins.  Every roll and score goes through
+    the single-player rules core (:mod:`dice_env.scorecard.game`, one card per player, see
+    :mod:`dice_env.scorecard.match`).
+
+    ## Action Space
+    ``Discrete(32 + n_boxes)``, the encoding of ``dice_env/Penta-v0``: ``a < 32`` rerolls
+    holding die ``i`` of the sorted dice when bit ``i`` is set, ``32 + k`` scores box ``k``.
+    An action must be an integer (a Python ``int``, a numpy integer scalar or a 0-d integer
+    array; not a bool); any other value is an illegal action (see :mod:`dice_env.errors`).
+    ``None`` is the action of an agent that is already done (PettingZoo's convention).
+
+    ## Observation Space
+    ``Dict(observation=Box(0, 1, (S + 2 + (P - 1) * (5 + n_boxes),), float32),
+    action_mask=Box(0, 1, (32 + n_boxes,), int8))``.  ``observation`` is the match seen from
+    the observing agent's seat (:mod:`dice_env.scorecard.match_observation`: its own card with
+    the dice on the table, whether it is to move, its TOTAL, and every opponent's TOTAL, upper
+    progress, five-of-a-kind state and open boxes); ``observation[:S]`` is a single-player
+    observation.  ``action_mask`` holds the legal actions of the agent to move, all zeros for
+    the others.
+
+    ## Rewards
+    At the end of the match (``reward="win_loss"``, default): ``+1`` to the player with the
+    highest TOTAL, ``-1`` to every player below the top; players who *share* the highest TOTAL
+    get ``0`` each (nobody has the highest total alone: a draw among them; a two-player match
+    stays zero-sum).  With ``reward="score_diff"``: each player's TOTAL minus the best TOTAL
+    among the others.  0 on every other step.  An illegal action earns ``illegal_penalty``
+    for the acting agent (0 for the others).
+
+    ## Starting State
+    Empty cards, ``player_0`` has thrown.  Or ``reset(options={"state": d})`` with
+    :meth:`get_state`'s dict (see :mod:`dice_env.scorecard.match_state`).  Unknown reset
+    options only warn: PettingZoo's ``api_test`` resets with ``options={"options": 1}``.
+
+    ## Episode End
+    Every agent terminates when every card is full (or, under ``"terminate"``, on an illegal
+    action).
+
+    ## Info
+    ``infos[agent]["scores"]``: every player's ``{"upper", "upper_bonus", "lower",
+    "penta_bonus", "total"}`` in seat order; once over, ``infos[agent]["winners"]`` (the seats
+    holding the top TOTAL); ``infos[agent]["illegal_action"]`` after its illegal action.
+
+    ## Arguments
+    * ``game``: a scorecard preset (``"penta"``, ``"dice-poker"``, ``"yahtzee-official"``,
+      ``"yahtzee-free-joker"``, ``"yahtzee-no-bonus"``) or a
+      :class:`~dice_env.scorecard.rules.Rules`; any rule knob as a keyword.
+    * ``num_players``: 2 to 6 (default 2).
+    * ``reward``: ``"win_loss"`` (default) or ``"score_diff"``.
+    * ``render_mode``: ``None``, ``"ansi"`` (every card side by side) or ``"human"``.
+    * ``canonical_holds``: as in the single-player env (default True).
+    * ``illegal_action``: ``"terminate"`` (default, PettingZoo's classic convention: the match
+      ends, the offender gets ``illegal_penalty``, the others 0), ``"penalize"`` (state
+      untouched, the offender gets ``illegal_penalty`` and acts again) or ``"raise"``
+      (:class:`~dice_env.errors.IllegalActionError`, state untouched).
+    * ``illegal_penalty``: -1.0.
+
+    ## Version History
+    * v0: initial version.
+    """
+
+    metadata = {"name": "scorecard_v0", "render_modes": ["ansi", "human"],
+                "is_parallelizable": False, "render_fps": 4}
+
+    def __init__(self, game: str | Rules = "penta", num_players: int = 2,
+                 reward: str = "win_loss", render_mode: str | None = None,
+                 canonical_holds: bool = True, illegal_action: str = "terminate",
+                 illegal_penalty: float = -1.0, **rule_overrides: Any) -> None:
+        super().__init__()
+        self.rules = get_rules(game, **rule_overrides)
+        self.num_players = check_num_players(num_players)
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or "
+                             f"None, got {render_mode!r}")
+        self.render_mode = render_mode
+        self.reward = check_reward(reward)
+        self.canonical_holds = bool(canonical_holds)
+        self.illegal_action = check_illegal_action_mode(illegal_action)
+        self.illegal_penalty = float(illegal_penalty)
+        self.possible_agents = [f"player_{i}" for i in range(self.num_players)]
+        self._seat = {a: i for i, a in enumerate(self.possible_agents)}
+        self.n_actions = N_HOLD_ACTIONS + self.rules.n_boxes
+        n_obs = match_observation_size(self.rules, self.num_players)
+        self.observation_spaces = {
+            a: spaces.Dict({
+                "observation": spaces.Box(0.0, 1.0, (n_obs,), dtype=np.float32),
+                "action_mask": spaces.Box(0, 1, (self.n_actions,), dtype=np.int8),
+            }) for a in self.possible_agents
+        }
+        self.action_spaces = {a: spaces.Discrete(self.n_actions) for a in self.possible_agents}
+        self.np_random: np.random.Generator | None = None
+        self._state = MatchState.empty(self.rules, 1, self.num_players)
+        self._mask = np.zeros(self.n_actions, dtype=bool)
+
+    # -- spaces ----------------------------------------------------------------------------
+    def observation_space(self, agent: str) -> gymnasium.spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> gymnasium.spaces.Space:
+        return self.action_spaces[agent]
+
+    # -- API -------------------------------------------------------------------------------
+    def observe(self, agent: str) -> dict:
+        seat = self._seat[agent]
+        obs = encode_match_observation(self.rules, self._state, np.array([seat]))[0]
+        mask = np.zeros(self.n_actions, dtype=np.int8)
+        if agent == self.agent_selection:
+            mask[:] = self._mask
+        return {"observation": obs, "action_mask": mask}
+
+    def action_masks(self) -> np.ndarray:
+        """Bool mask of the legal actions of the agent to move."""
+        return self._mask.copy()
+
+    def get_state(self) -> dict:
+        """The match as a JSON-serialisable dict (see :mod:`dice_env.scorecard.match_state`)."""
+        return match_state_to_dict(self.rules, self._state)
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        options = options or {}
+        if not isinstance(options, dict):
+            raise ValueError(f"options must be a dict, got {type(options).__name__}")
+        unknown = sorted(set(options) - set(RESET_OPTIONS))
+        if unknown:
+            warnings.warn(f"ignoring unknown reset options {unknown}; known: "
+                          f"{list(RESET_OPTIONS)}", stacklevel=2)
+        restored = None  # checked before anything changes: a refused state leaves the env be
+        if options.get("state") is not None:
+            restored = match_state_from_dict(self.rules, options["state"], self.num_players)
+        if seed is not None or self.np_random is None:
+            self.np_random, _ = gymnasium.utils.seeding.np_random(seed)
+        if restored is not None:
+            self._state = restored
+        else:
+            self._state = MatchState.empty(self.rules, 1, self.num_players)
+            start_matches(self.rules, self._state, np.ones(1, dtype=bool), self.np_random)
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = self._infos()
+        self.agent_selection = self.possible_agents[int(self._state.current[0])]
+        self._mask = match_action_mask(self.rules, self._state, self.canonical_holds)[0]
+        if self.render_mode == "human":
+            self.render()
+
+    def _infos(self) -> dict[str, dict]:
+        scores = self._state.score_breakdowns(self.rules)
+        extra = {}
+        if self._state.finished()[0]:
+            extra["winners"] = winners(self._state.totals(self.rules)[0])
+        return {a: {"scores": [dict(s) for s in scores], **extra} for a in self.agents}
+
+    def step(self, action: Any) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        a = as_action(action, self.n_actions)  # None unless an integer in range
+        legal = a is not None and bool(self._mask[a])
+        if not legal and self.illegal_action == "raise":
+            self._illegal(agent, action)  # raises, leaving everything untouched
+        self._cumulative_rewards[agent] = 0.0
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        if not legal:
+            self._illegal(agent, action)
+            return
+        apply_match_actions(self.rules, self._state, np.array([a]), self.np_random)
+        over = bool(self._state.finished()[0])
+        if over:
+            final = final_rewards(self._state.totals(self.rules), self.reward)[0]
+            for other in self.agents:
+                self.rewards[other] = float(final[self._seat[other]])
+                self.terminations[other] = True
+        else:
+            self.agent_selection = self.possible_agents[int(self._state.current[0])]
+        self.infos = self._infos()
+        self._mask = match_action_mask(self.rules, self._state, self.canonical_holds)[0]
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def _illegal(self, agent: str, action: Any) -> None:
+        legal = np.flatnonzero(self._mask).tolist()
+        dice = self._state.cards.dice[self._state.mover_rows()[0]]
+        a = as_int(action)
+        what = (describe_action(self.rules, a, dice) if a is not None
+                else describe_non_action(action, self.n_actions))
+        if self.illegal_action == "raise":
+            names = ", ".join(describe_action(self.rules, x, dice) for x in legal)
+            raise IllegalActionError(f"illegal action {what} by {agent}; legal actions: "
+                                     f"{legal} ({names})")
+        self.rewards[agent] = self.illegal_penalty
+        self.infos[agent] = dict(self.infos[agent], illegal_action=True)
+        if self.illegal_action == "terminate":
+            for other in self.agents:
+                self.terminations[other] = True
+            self._mask = np.zeros_like(self._mask)
+        self._accumulate_rewards()
+
+    def render(self) -> str | None:
+        """Every card side by side (``"ansi"`` returns the text, ``"human"`` prints it)."""
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode")
+            return None
+        text = render_match(self.rules, self._state, self.possible_agents)
+        if self.render_mode == "human":
+            print(text, end="")
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
+
+
+def raw_env(**kwargs: Any) -> ScorecardAECEnv:
+    """The unwrapped AEC env."""
+    return ScorecardAECEnv(**kwargs)
+
+
+def env(**kwargs: Any) -> AECEnv:
+    """The AEC env wrapped in PettingZoo's ``OrderEnforcingWrapper``.
+
+    Illegal actions are handled by the env itself (``illegal_action``), so PettingZoo's
+    ``TerminateIllegalWrapper`` / ``AssertOutOfBoundsWrapper`` are not added.
+    """
+    return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
