@@ -16,6 +16,7 @@ The documented run (``python scripts/ablations.py penta``, the default budget) w
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import sys
 import time
@@ -54,7 +55,12 @@ def run_variant(game: str, name: str, overrides: list[str], timesteps: int, seed
     import agents
     from agents.evaluation import optimality_gap
 
-    run_dir = root / f"{name}-seed{seed}"
+    # the base config is part of the run's name: after the committed config changes, a
+    # variant is trained afresh instead of resuming or reusing a run of the old one
+    from agents.training import load_config
+
+    digest = hashlib.sha256(json.dumps(load_config(game), sort_keys=True).encode()).hexdigest()
+    run_dir = root / f"{name}-seed{seed}-{digest[:8]}"
     result_path = run_dir / "ablation.json"
     if result_path.exists():
         cached = json.loads(result_path.read_text())
