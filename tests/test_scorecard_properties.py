@@ -95,12 +95,15 @@ def test_state_round_trips(data, game):
 
 
 @pytest.mark.parametrize("game", GAMES)
-def test_fuzz_thousands_of_random_games(game):
-    """2,000 random legal games per preset through the env: no error, sane totals."""
+def test_fuzz_random_games(game):
+    """500 random legal games per preset through the single env: no error, sane totals.
+
+    (The batched env plays many more in test_scorecard_vector; the count here is bounded by
+    the single env's speed and the suite's time budget.)"""
     env = ScorecardEnv(game)
     rng = np.random.default_rng(1234)
     totals = []
-    for g in range(2000):
+    for g in range(500):
         _, info = env.reset(seed=g)
         done = False
         while not done:

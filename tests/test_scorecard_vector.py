@@ -74,8 +74,8 @@ def ks_statistic(a, b):
 
 
 def test_random_policy_score_distributions_match():
-    """3,000 random games on each: the two score distributions agree (two-sample KS)."""
-    n_games = 3000
+    """1,500 random games on each: the two score distributions agree (two-sample KS)."""
+    n_games = 1500
     single = ScorecardEnv("penta")
     rng = np.random.default_rng(1)
     single_totals = []
@@ -96,7 +96,7 @@ def test_random_policy_score_distributions_match():
         if term.any():
             batch_totals.extend(info["final_info"]["score"]["total"][term].tolist())
     d = ks_statistic(np.array(single_totals), np.array(batch_totals[:n_games]))
-    # critical value of the two-sample KS test at alpha = 0.001 for n = m = 3000
+    # critical value of the two-sample KS test at alpha = 0.001 for n = m
     assert d < 1.95 * np.sqrt(2 / n_games)
 
 
