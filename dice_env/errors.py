@@ -25,6 +25,7 @@ a tuple or a 1-d numpy array where they expect a list (:func:`as_list`).
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -38,6 +39,25 @@ class IllegalActionError(ValueError):
 
 
 ILLEGAL_ACTION_MODES = ("raise", "penalize", "terminate")
+
+
+def reset_options(options: Any, known: tuple[str, ...], unknown: str = "raise") -> dict:
+    """The ``options`` of a ``reset`` call as a dict (``None`` is ``{}``).
+
+    Not a dict: ``ValueError``.  Keys outside ``known``: ``ValueError`` naming them and the
+    known ones, or (``unknown="warn"``, the PettingZoo envs) a warning, and they are ignored.
+    """
+    options = options or {}
+    if not isinstance(options, dict):
+        raise ValueError(f"options must be a dict, got {type(options).__name__}")
+    extra = sorted(set(options) - set(known))
+    if extra:
+        if unknown == "warn":
+            warnings.warn(f"ignoring unknown reset options {extra}; known: {list(known)}",
+                          stacklevel=3)
+        else:
+            raise ValueError(f"unknown reset options {extra}; known: {list(known)}")
+    return options
 
 
 def check_illegal_action_mode(mode: str) -> str:

@@ -8,7 +8,6 @@ Use it through :mod:`dice_env.multi.five_thousand_v0`::
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 import gymnasium
@@ -22,6 +21,7 @@ from dice_env.errors import (
     as_action,
     check_illegal_action_mode,
     describe_non_action,
+    reset_options,
 )
 from dice_env.fivethousand import game as G
 from dice_env.fivethousand import rules as R
@@ -161,13 +161,7 @@ class FiveThousandAECEnv(AECEnv):
         return state_to_dict(self.rules, self._state, 0)
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        options = options or {}
-        if not isinstance(options, dict):
-            raise ValueError(f"options must be a dict, got {type(options).__name__}")
-        unknown = sorted(set(options) - set(RESET_OPTIONS))
-        if unknown:
-            warnings.warn(f"ignoring unknown reset options {unknown}; known: "
-                          f"{list(RESET_OPTIONS)}", stacklevel=2)
+        options = reset_options(options, RESET_OPTIONS, unknown="warn")
         restored = None  # checked before anything changes: a refused state leaves the env be
         if options.get("state") is not None:
             restored, _ = state_from_dict(self.rules, options["state"], self.num_players)

@@ -15,6 +15,7 @@ from dice_env.errors import (
     as_action,
     check_illegal_action_mode,
     describe_non_action,
+    reset_options,
     warn_unsupported_render_mode,
 )
 from dice_env.fivethousand import game as G
@@ -140,12 +141,7 @@ class FiveThousandBaseEnv(gym.Env):
         return state_to_dict(self.rules, self._state, 0, agent_seat=self.agent_seat)
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
-        options = options or {}
-        if not isinstance(options, dict):
-            raise ValueError(f"options must be a dict, got {type(options).__name__}")
-        unknown = sorted(set(options) - set(RESET_OPTIONS))
-        if unknown:
-            raise ValueError(f"unknown reset options {unknown}; known: {list(RESET_OPTIONS)}")
+        options = reset_options(options, RESET_OPTIONS)
         restored = None  # checked before anything changes: a refused state leaves the env be
         if options.get("state") is not None:
             restored, seat = state_from_dict(self.rules, options["state"], self.num_players)

@@ -8,7 +8,6 @@ Use it through :mod:`dice_env.multi.scorecard_v0`::
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 import gymnasium
@@ -23,6 +22,7 @@ from dice_env.errors import (
     as_int,
     check_illegal_action_mode,
     describe_non_action,
+    reset_options,
 )
 from dice_env.scorecard.env import describe_action
 from dice_env.scorecard.game import N_HOLD_ACTIONS
@@ -169,13 +169,7 @@ class ScorecardAECEnv(AECEnv):
         return match_state_to_dict(self.rules, self._state)
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        options = options or {}
-        if not isinstance(options, dict):
-            raise ValueError(f"options must be a dict, got {type(options).__name__}")
-        unknown = sorted(set(options) - set(RESET_OPTIONS))
-        if unknown:
-            warnings.warn(f"ignoring unknown reset options {unknown}; known: "
-                          f"{list(RESET_OPTIONS)}", stacklevel=2)
+        options = reset_options(options, RESET_OPTIONS, unknown="warn")
         restored = None  # checked before anything changes: a refused state leaves the env be
         if options.get("state") is not None:
             restored = match_state_from_dict(self.rules, options["state"], self.num_players)

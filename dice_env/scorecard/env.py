@@ -14,6 +14,7 @@ from dice_env.errors import (
     as_int,
     check_illegal_action_mode,
     describe_non_action,
+    reset_options,
     warn_unsupported_render_mode,
 )
 from dice_env.scorecard import game as G
@@ -193,12 +194,7 @@ class ScorecardEnv(ScorecardOptions, gym.Env):
         return state_to_dict(self.rules, self._state)
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
-        options = options or {}
-        if not isinstance(options, dict):
-            raise ValueError(f"options must be a dict, got {type(options).__name__}")
-        unknown = sorted(set(options) - set(RESET_OPTIONS))
-        if unknown:
-            raise ValueError(f"unknown reset options {unknown}; known: {list(RESET_OPTIONS)}")
+        options = reset_options(options, RESET_OPTIONS)
         # a refused state leaves everything as it was, the generator included
         restored = (state_from_dict(self.rules, options["state"])
                     if options.get("state") is not None else None)

@@ -14,6 +14,7 @@ from dice_env.errors import (
     as_action,
     as_int,
     describe_non_action,
+    reset_options,
     warn_unsupported_render_mode,
 )
 from dice_env.scorecard import game as G
@@ -249,12 +250,7 @@ class ScorecardMatchEnv(MatchOptions, gym.Env):
         return {**match_state_to_dict(self.rules, self._state), "agent_seat": self.agent_seat}
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
-        options = options or {}
-        if not isinstance(options, dict):
-            raise ValueError(f"options must be a dict, got {type(options).__name__}")
-        unknown = sorted(set(options) - set(RESET_OPTIONS))
-        if unknown:
-            raise ValueError(f"unknown reset options {unknown}; known: {list(RESET_OPTIONS)}")
+        options = reset_options(options, RESET_OPTIONS)
         restored = None  # checked before anything changes: a refused state leaves the env be
         if options.get("state") is not None:
             restored = match_state_from_dict(self.rules, options["state"], self.num_players,

@@ -22,6 +22,7 @@ from dice_env.errors import (
     as_actions,
     as_int,
     describe_non_action,
+    reset_options,
     warn_unsupported_render_mode,
 )
 from dice_env.scorecard import game as G
@@ -226,12 +227,7 @@ class ScorecardMatchVectorEnv(MatchOptions, VectorEnv):
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
-        options = options or {}
-        if not isinstance(options, dict):
-            raise ValueError(f"options must be a dict, got {type(options).__name__}")
-        unknown = sorted(set(options) - {"states", "reset_mask"})
-        if unknown:
-            raise ValueError(f"unknown reset options {unknown}; known: ['reset_mask', 'states']")
+        options = reset_options(options, ("reset_mask", "states"))
         n = self.num_envs
         reset = np.asarray(options.get("reset_mask", self._all), dtype=bool)
         if reset.shape != (n,):

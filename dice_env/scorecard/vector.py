@@ -19,6 +19,7 @@ from dice_env.errors import (
     as_actions,
     as_int,
     describe_non_action,
+    reset_options,
     warn_unsupported_render_mode,
 )
 from dice_env.scorecard import game as G
@@ -160,12 +161,7 @@ class ScorecardVectorEnv(ScorecardOptions, VectorEnv):
         return state_to_dict(self.rules, self._state, index)
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
-        options = options or {}
-        if not isinstance(options, dict):
-            raise ValueError(f"options must be a dict, got {type(options).__name__}")
-        unknown = sorted(set(options) - {"states", "reset_mask"})
-        if unknown:
-            raise ValueError(f"unknown reset options {unknown}; known: ['states', 'reset_mask']")
+        options = reset_options(options, ("states", "reset_mask"))
         rows = np.asarray(options.get("reset_mask", self._all), dtype=bool)
         if rows.shape != (self.num_envs,):
             raise ValueError(f"reset_mask must have shape ({self.num_envs},)")
