@@ -113,19 +113,9 @@ class LeanTrainer:
 
     def __init__(self, venv: Any, config: dict, seed: int, total_timesteps: int,
                  potential: Callable[[np.ndarray], np.ndarray] | None = None) -> None:
-        self.config = config
-        self.ppo = ppo_settings(config)
         self.total_timesteps = int(total_timesteps)
-        self.venv = venv
-        self.potential = potential
-        self.reward_scale = float(config.get("reward_scale", 1.0))
         torch.manual_seed(seed)
-        n_obs = int(np.prod(venv.single_observation_space.shape))
-        n_actions = int(venv.single_action_space.n)
-        pi, vf = net_arch_of(config)
-        self.net = ActorCritic(n_obs, n_actions, pi, vf)
-        self.optimizer = torch.optim.Adam(self.net.parameters(), lr=self.ppo["learning_rate"],
-                                          eps=1e-5)
+        self._build(venv, config, potential)
         obs, _ = venv.reset(seed=seed)
         self.obs = np.asarray(obs, dtype=np.float32)
         self.mask = np.asarray(venv.action_masks(), dtype=bool)
@@ -137,6 +127,20 @@ class LeanTrainer:
         self.last_stats: dict[str, float] = {}
 
     # -- pieces ------------------------------------------------------------------------
+    def _build(self, venv: Any, config: dict,
+               potential: Callable[[np.ndarray], np.ndarray] | None) -> None:
+        """The settings, the network and its optimizer (shared by a new and a resumed run)."""
+        self.config = config
+        self.ppo = ppo_settings(config)
+        self.venv = venv
+        self.potential = potential
+        self.reward_scale = float(config.get("reward_scale", 1.0))
+        n_obs = int(np.prod(venv.single_observation_space.shape))
+        pi, vf = net_arch_of(config)
+        self.net = ActorCritic(n_obs, int(venv.single_action_space.n), pi, vf)
+        self.optimizer = torch.optim.Adam(self.net.parameters(), lr=self.ppo["learning_rate"],
+                                          eps=1e-5)
+
     def _potential(self, obs: np.ndarray) -> np.ndarray:
         if self.potential is None:
             return np.zeros(len(obs))
@@ -261,18 +265,9 @@ class LeanTrainer:
     def from_state(cls, state: dict, config: dict,
                    potential: Callable[[np.ndarray], np.ndarray] | None = None) -> LeanTrainer:
         trainer = cls.__new__(cls)
-        trainer.config = config
-        trainer.ppo = ppo_settings(config)
         trainer.total_timesteps = state["total_timesteps"]
-        trainer.venv = state["venv"]
-        trainer.potential = potential
-        trainer.reward_scale = float(config.get("reward_scale", 1.0))
-        n_obs = int(np.prod(trainer.venv.single_observation_space.shape))
-        pi, vf = net_arch_of(config)
-        trainer.net = ActorCritic(n_obs, int(trainer.venv.single_action_space.n), pi, vf)
+        trainer._build(state["venv"], config, potential)
         trainer.net.load_state_dict(state["net"])
-        trainer.optimizer = torch.optim.Adam(trainer.net.parameters(),
-                                             lr=trainer.ppo["learning_rate"], eps=1e-5)
         trainer.optimizer.load_state_dict(state["optimizer"])
         trainer.obs, trainer.mask, trainer.phi = state["obs"], state["mask"], state["phi"]
         trainer.num_timesteps, trainer.updates = state["num_timesteps"], state["updates"]
