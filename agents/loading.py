@@ -196,6 +196,33 @@ def _game_env(game: Any, env_kwargs: dict | None) -> tuple[str, str, tuple, tupl
     return resolved.name, f"ScorecardEnv({resolved.name} rules)", obs, act
 
 
+def _observation_adapter(game: Any, obs: tuple) -> Callable[[np.ndarray], np.ndarray] | None:
+    """For a scorecard model trained on the ``"bonus"`` observation (``obs`` its space key):
+    the function that extends the basic observations players are given; else None."""
+    if obs[0] != "Box" or len(obs[1]) != 1:
+        return None
+    try:
+        family, resolved = agents.resolve_game(game)
+    except ValueError:
+        return None
+    if family == FIVE_THOUSAND:
+        return None
+    from dice_env.scorecard.observation import observation_size, with_bonus_features
+    from dice_env.scorecard.rules import get_rules
+
+    rules = get_rules(resolved)
+    if obs[1][0] != observation_size(rules, "bonus"):
+        return None
+    basic = observation_size(rules)
+
+    def extend(observations: np.ndarray) -> np.ndarray:
+        if observations.shape[-1] != basic:  # already the bonus kind
+            return observations
+        return with_bonus_features(rules, observations)
+
+    return extend
+
+
 def _games_like(obs: tuple, act: tuple) -> list[str]:
     """The known games whose env has these spaces (to say what a model was trained on)."""
     from dice_env import SCORECARD_IDS
@@ -215,7 +242,9 @@ class SB3Agent:
     """A stable-baselines3 / sb3-contrib model (MaskablePPO, PPO, A2C, DQN) as a player.
 
     The model's observation and action spaces are checked against the game's env when it is
-    loaded; a model for another game is refused with a message naming both.  Actions are always
+    loaded; a model for another game is refused with a message naming both.  A scorecard model
+    trained on the env's ``observation="bonus"`` plays from the basic observations too (the
+    bonus entries are computed from them).  Actions are always
     legal: MaskablePPO predicts with the action masks, PPO / A2C take the policy's logits with
     the illegal actions set to ``-inf`` (argmax when ``deterministic``, a sample otherwise), DQN
     takes the best Q-value among the legal actions (epsilon-greedy with the model's saved
@@ -257,7 +286,8 @@ class SB3Agent:
                              f"the algorithm that saved it with a prefix: {_KNOWN_PREFIXES}"
                              ) from exc
         obs, act = _space_key(model.observation_space), _space_key(model.action_space)
-        if (obs, act) != (env_obs, env_act):
+        adapter = _observation_adapter(game, obs) if act == env_act else None
+        if (obs, act) != (env_obs, env_act) and adapter is None:
             like = _games_like(obs, act)
             guess = f" ({' / '.join(like)}?)" if like else ""
             raise ValueError(f"cannot use the model {path} for {label}: this model was trained "
@@ -268,6 +298,8 @@ class SB3Agent:
 
     def _setup(self, game: Any, path: Path | None, model: Any, algorithm: str,
                deterministic: bool) -> None:
+        #: extends basic observations for a model trained on the "bonus" observation
+        self._adapt = _observation_adapter(game, _space_key(model.observation_space))
         self.game = game
         self.model_path = path
         self.model = model
@@ -299,6 +331,8 @@ class SB3Agent:
         masks = np.asarray(masks).astype(bool)
         if len(obs) == 0:
             return np.empty(0, dtype=np.int64)
+        if self._adapt is not None:
+            obs = self._adapt(obs)
         if not masks.any(axis=1).all():
             raise ValueError("an action mask has no legal action")
         if self.algorithm == "maskableppo":

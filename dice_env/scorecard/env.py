@@ -18,7 +18,11 @@ from dice_env.errors import (
     warn_unsupported_render_mode,
 )
 from dice_env.scorecard import game as G
-from dice_env.scorecard.observation import encode_observation, observation_size
+from dice_env.scorecard.observation import (
+    check_observation_kind,
+    encode_observation,
+    observation_size,
+)
 from dice_env.scorecard.render import render_scorecard
 from dice_env.scorecard.rules import Rules, get_rules
 from dice_env.scorecard.state import state_from_dict, state_to_dict
@@ -44,7 +48,9 @@ class ScorecardOptions:
 
     def _init_options(self, game: str | Rules, render_mode: str | None, supported: list[str],
                       canonical_holds: bool, illegal_action: str, illegal_penalty: float,
-                      max_steps: int | None, rule_overrides: dict) -> None:
+                      max_steps: int | None, rule_overrides: dict,
+                      observation: str = "basic") -> None:
+        self.observation_kind = check_observation_kind(observation)
         self.rules = get_rules(game, **rule_overrides)
         self._supported_render_modes = list(supported)
         #: a render mode that was asked for but is not supported (rendering is then off)
@@ -60,8 +66,8 @@ class ScorecardOptions:
         self.max_steps = int(max_steps) if max_steps is not None else (
             10 * n * self.rules.rolls_per_turn)
         self.single_action_space = spaces.Discrete(G.N_HOLD_ACTIONS + n)
-        self.single_observation_space = spaces.Box(0.0, 1.0, (observation_size(self.rules),),
-                                                   dtype=np.float32)
+        size = observation_size(self.rules, observation)
+        self.single_observation_space = spaces.Box(0.0, 1.0, (size,), dtype=np.float32)
 
 
 class ScorecardEnv(ScorecardOptions, gym.Env):
@@ -92,7 +98,9 @@ class ScorecardEnv(ScorecardOptions, gym.Env):
     ``Box(0, 1, (obs_dim,), float32)``; the layout is documented in
     :mod:`dice_env.scorecard.observation` (sorted dice, face counts, rerolls left one-hot,
     open boxes, what each box would score now, upper progress, five-of-a-kind state, turn).
-    Penta: 45 entries, Dice Poker: 49.
+    Penta: 45 entries, Dice Poker: 49.  With ``observation="bonus"``, 11 more entries spell out
+    the card against the upper bonus (points still needed, par of the open upper boxes, the
+    slack, and the slack after scoring the dice in each upper box): Penta 56, Dice Poker 60.
 
     ## Rewards
     The points each scoring action earns, bonuses included when earned (the upper bonus on
@@ -131,10 +139,12 @@ class ScorecardEnv(ScorecardOptions, gym.Env):
       the gentlest teacher.
     * ``illegal_penalty``: reward of an illegal action (default -1.0).
     * ``max_steps``: step limit (default ``10 * n_boxes * rolls_per_turn``).
+    * ``observation``: ``"basic"`` (default) or ``"bonus"`` (see Observation Space).
     * any rule knob of :class:`Rules` as a keyword (e.g. ``upper_bonus_threshold=63``).
 
     ## Version History
-    * v0: initial version.
+    * v0: initial version; the ``observation="bonus"`` option added later (the default
+      observation is unchanged).
     """
 
     metadata = {"render_modes": ["ansi", "human"], "render_fps": 4}
@@ -147,10 +157,12 @@ class ScorecardEnv(ScorecardOptions, gym.Env):
         illegal_action: str = "penalize",
         illegal_penalty: float = -1.0,
         max_steps: int | None = None,
+        observation: str = "basic",
         **rule_overrides: Any,
     ) -> None:
         self._init_options(game, render_mode, self.metadata["render_modes"], canonical_holds,
-                           illegal_action, illegal_penalty, max_steps, rule_overrides)
+                           illegal_action, illegal_penalty, max_steps, rule_overrides,
+                           observation)
         self.action_space = self.single_action_space
         self.observation_space = self.single_observation_space
         self._state = G.ScorecardState.empty(self.rules, 1)
@@ -168,7 +180,8 @@ class ScorecardEnv(ScorecardOptions, gym.Env):
     def _observation(self) -> np.ndarray:
         s = self._state
         return encode_observation(self.rules, s.dice, s.roll, s.rolls_left, s.open_boxes(),
-                                  self._box_points, s.upper_total, s.five_state(self.rules))[0]
+                                  self._box_points, s.upper_total, s.five_state(self.rules),
+                                  self.observation_kind)[0]
 
     def _info(self) -> dict:
         info = {

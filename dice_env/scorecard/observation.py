@@ -20,6 +20,26 @@ slice                      size   meaning
 Penta (B = 13, R = 3): 45 entries; Dice Poker (B = 15): 49.  :func:`decode_observation`
 recovers everything a player needs (the sorted roll, rerolls left, open boxes, the capped
 upper total, the five-of-a-kind state) from one vector, so agents work from observations alone.
+
+The ``"bonus"`` observation (env option ``observation="bonus"``) appends 11 entries that spell
+out where the card stands against the upper bonus, the decision a policy learns slowest.
+Writing ``T`` for the bonus threshold, ``need`` for the points the upper section still needs
+(``T`` minus the capped upper total) and ``par`` for the par (three of the face) of the open
+upper boxes, and mapping a signed quantity ``x`` to ``0.5 + 0.5 * clip(x / T, -1, 1)``:
+
+=========================  =====  ==========================================================
+``bonus_need``             1      ``need / T``
+``bonus_par``              1      ``min(par / T, 1)``
+``bonus_slack``            1      ``par - need`` (signed): above 0.5 the bonus is on par
+``bonus_secured``          1      1 when ``need`` is 0
+``bonus_reachable``        1      1 when five of a face in every open upper box still reach it
+``bonus_slack_after``      6      per upper box (Aces .. Sixes): the slack after scoring the
+                                  current dice there (signed); 0 for a filled box
+=========================  =====  ==========================================================
+
+Every bonus entry is a function of the basic entries (:func:`bonus_features`), so a model
+trained on the ``"bonus"`` observation plays from basic observations too (the agents extend
+them, see :class:`agents.loading.SB3Agent`).
 """
 
 from __future__ import annotations
@@ -45,9 +65,25 @@ def observation_slices(rules: Rules) -> dict[str, slice]:
     return out
 
 
+#: the observation kinds of the scorecard envs (env option ``observation``)
+OBSERVATION_KINDS = ("basic", "bonus")
+#: entries the ``"bonus"`` observation appends
+N_BONUS_FEATURES = 11
+
+
+def check_observation_kind(kind: str) -> str:
+    """``kind`` if it is one of :data:`OBSERVATION_KINDS`, else a ``ValueError`` naming them."""
+    if kind not in OBSERVATION_KINDS:
+        raise ValueError(f"unknown observation kind {kind!r}; use one of "
+                         f"{list(OBSERVATION_KINDS)} (see dice_env.scorecard.observation)")
+    return kind
+
+
 @cache
-def observation_size(rules: Rules) -> int:
-    return observation_slices(rules)["turn"].stop
+def observation_size(rules: Rules, kind: str = "basic") -> int:
+    """Entries of the ``kind`` observation (45 for basic Penta, 56 with the bonus entries)."""
+    basic = observation_slices(rules)["turn"].stop
+    return basic + (N_BONUS_FEATURES if check_observation_kind(kind) == "bonus" else 0)
 
 
 #: ``(252, 11)`` the dice and face-count entries of every sorted roll.
@@ -58,15 +94,15 @@ _EYE3 = np.eye(3, dtype=np.float32)
 
 def encode_observation(rules: Rules, dice: np.ndarray, roll: np.ndarray, rolls_left: np.ndarray,
                        open_boxes: np.ndarray, box_points: np.ndarray, upper_total: np.ndarray,
-                       five_state: np.ndarray) -> np.ndarray:
+                       five_state: np.ndarray, kind: str = "basic") -> np.ndarray:
     """``(N, observation_size)`` float32 observations of ``N`` games (see the module doc).
 
     ``dice`` must be the sorted dice of ``roll``; the dice entries are read from a per-roll
-    table, so only ``roll`` is used for them.
+    table, so only ``roll`` is used for them.  ``kind="bonus"`` appends :func:`bonus_features`.
     """
     s = observation_slices(rules)
     n = len(roll)
-    obs = np.empty((n, observation_size(rules)), dtype=np.float32)
+    obs = np.empty((n, observation_size(rules, kind)), dtype=np.float32)
     obs[:, :s["face_counts"].stop] = _ROLL_FEATURES[roll]
     r = rules.rolls_per_turn
     obs[:, s["rolls_left"]] = np.eye(r, dtype=np.float32)[np.clip(rolls_left, 0, r - 1)]
@@ -78,7 +114,43 @@ def encode_observation(rules: Rules, dice: np.ndarray, roll: np.ndarray, rolls_l
     )
     obs[:, s["five_state"]] = _EYE3[five_state]
     obs[:, s["turn"].start] = (rules.n_boxes - open_boxes.sum(axis=1)) / rules.n_boxes
+    basic = s["turn"].stop
+    if kind == "bonus":
+        obs[:, basic:] = bonus_features(rules, obs[:, :basic])
     return obs
+
+
+def bonus_features(rules: Rules, obs: np.ndarray) -> np.ndarray:
+    """``(N, 11)`` float32 bonus entries (see the module doc) of ``(N, basic size)`` basic
+    observations: computed from the open boxes, box points and upper progress alone."""
+    s = observation_slices(rules)
+    obs = np.atleast_2d(np.asarray(obs, dtype=np.float32))
+    t = float(rules.upper_bonus_threshold)
+    faces = np.arange(1, 7, dtype=np.float32)
+    upper_open = obs[:, s["open"]][:, :6] > 0.5
+    points_now = np.rint(obs[:, s["box_points"]][:, :6] * 50.0)
+    need = t - np.rint(obs[:, s["upper_progress"].start] * t)
+    par = (upper_open * 3 * faces).sum(axis=1)
+    top = (upper_open * 5 * faces).sum(axis=1)
+    slack_after = (par[:, None] - 3 * faces) - np.maximum(need[:, None] - points_now, 0.0)
+
+    def signed(x: np.ndarray) -> np.ndarray:
+        return 0.5 + 0.5 * np.clip(x / t, -1.0, 1.0)
+
+    out = np.empty((len(obs), N_BONUS_FEATURES), dtype=np.float32)
+    out[:, 0] = need / t
+    out[:, 1] = np.minimum(par / t, 1.0)
+    out[:, 2] = signed(par - need)
+    out[:, 3] = need <= 0
+    out[:, 4] = top >= need
+    out[:, 5:] = np.where(upper_open, signed(slack_after), 0.0)
+    return out
+
+
+def with_bonus_features(rules: Rules, obs: np.ndarray) -> np.ndarray:
+    """Basic observations extended to the ``"bonus"`` kind (``(N, S)`` -> ``(N, S + 11)``)."""
+    obs = np.atleast_2d(np.asarray(obs, dtype=np.float32))
+    return np.concatenate([obs, bonus_features(rules, obs)], axis=1)
 
 
 def decode_observation(rules: Rules, obs: np.ndarray) -> dict[str, np.ndarray]:

@@ -36,8 +36,8 @@ class ScorecardVectorEnv(ScorecardOptions, VectorEnv):
     """``num_envs`` scorecard games stepped together on numpy arrays.
 
     Same game, spaces, rewards and options as :class:`~dice_env.scorecard.env.ScorecardEnv`
-    (``game``, ``canonical_holds``, ``illegal_action``, ``illegal_penalty``, ``max_steps`` and
-    rule knobs), plus:
+    (``game``, ``canonical_holds``, ``illegal_action``, ``illegal_penalty``, ``max_steps``,
+    ``observation`` and rule knobs), plus:
 
     * ``num_envs``: the batch size.
     * ``autoreset_mode``: ``"SameStep"`` (default; a finished game is reset inside the step
@@ -72,12 +72,14 @@ class ScorecardVectorEnv(ScorecardOptions, VectorEnv):
         illegal_penalty: float = -1.0,
         max_steps: int | None = None,
         autoreset_mode: str | AutoresetMode = AutoresetMode.SAME_STEP,
+        observation: str = "basic",
         **rule_overrides: Any,
     ) -> None:
         if int(num_envs) < 1:
             raise ValueError(f"num_envs must be at least 1, got {num_envs}")
         self._init_options(game, render_mode, self.metadata["render_modes"], canonical_holds,
-                           illegal_action, illegal_penalty, max_steps, rule_overrides)
+                           illegal_action, illegal_penalty, max_steps, rule_overrides,
+                           observation)
         mode = AUTORESET_MODES.get(getattr(autoreset_mode, "value", autoreset_mode))
         if mode is None:
             raise ValueError(f"autoreset_mode must be one of {list(AUTORESET_MODES)}, got "
@@ -108,7 +110,8 @@ class ScorecardVectorEnv(ScorecardOptions, VectorEnv):
 
     def _encode(self, state, open_boxes, five, outcomes) -> np.ndarray:
         return encode_observation(self.rules, state.dice, state.roll, state.rolls_left,
-                                  open_boxes, outcomes[1], state.upper_total, five)
+                                  open_boxes, outcomes[1], state.upper_total, five,
+                                  self.observation_kind)
 
     def _observations(self) -> np.ndarray:
         return self._encode(self._state, self._open, self._five, self._outcomes)
