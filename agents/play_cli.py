@@ -6,8 +6,9 @@ the optimal advisor: the layers run rules -> envs -> agents -> scripts, and
 :mod:`dice_env.play` only imports this module lazily, inside its ``main``.
 
 Scorecard games (Penta, Dice Poker, the Yahtzee presets): every player -- you and each bot --
-has a scorecard of their own (one single-player :class:`~dice_env.scorecard.env.ScorecardEnv`
-each) and the players take their turns in rotation, you first.  On your turn type
+has a scorecard of their own, on the multi-player match core (:mod:`dice_env.scorecard.match`,
+what the ``scorecard_v0`` AEC env plays) and the players take whole turns in seat order, you
+first; the highest TOTAL wins.  On your turn type
 ``h 1 3 4`` (or just ``1 3 4``) to hold the dice at those positions and reroll the others,
 ``r`` to reroll all five, ``s Fours`` / ``s 4`` to score a box, ``?`` for help, ``q`` to quit.
 As in the apps, after the last roll the computer's choice
@@ -582,16 +583,96 @@ def _make_bot(name: str, game: str) -> Any:
 # ------------------------------------------------------------------------------------------
 # Scorecard games
 # ------------------------------------------------------------------------------------------
+class ScorecardTable:
+    """The cards of a scorecard game on the match core (:mod:`dice_env.scorecard.match`).
+
+    One card per seat; whole turns in seat order, seat 0 first; every roll, mask and score goes
+    through the rules core, as in the ``scorecard_v0`` AEC env and the match envs (and, with one
+    seat, as in the solitaire env).  Holds are canonical (one per kept multiset): a human's
+    positions are mapped to the canonical hold that keeps the same dice.
+    """
+
+    def __init__(self, rules: Rules, num_players: int, rng: np.random.Generator) -> None:
+        from dice_env.scorecard.match import MatchState, start_matches
+
+        self.rules = rules
+        self.rng = rng
+        self.state = MatchState.empty(rules, 1, num_players)
+        start_matches(rules, self.state, np.ones(1, dtype=bool), rng)
+        self._refresh()
+
+    def _refresh(self) -> None:
+        from dice_env.scorecard.game import must_scratch
+        from dice_env.scorecard.match import match_action_mask, mover_options
+
+        legal, points, _ = mover_options(self.rules, self.state)
+        #: what the mover's roll would score in each box (0 where not legal)
+        self.box_points = points[0]
+        #: the mover's legal actions (bool; all False once the game is over)
+        self.mask = match_action_mask(self.rules, self.state, True, box_legal=legal)[0]
+        #: no legal box scores above zero (the "you must scratch one" warning)
+        self.must_scratch = bool(must_scratch(legal, points)[0])
+
+    @property
+    def current(self) -> int:
+        """The seat to move."""
+        return int(self.state.current[0])
+
+    def over(self) -> bool:
+        """Every card is full."""
+        return bool(self.state.finished()[0])
+
+    def dice(self) -> list[int]:
+        """The dice on the table (the mover's roll)."""
+        return [int(d) for d in self.state.cards.dice[self.state.mover_rows()[0]]]
+
+    def rolls_left(self) -> int:
+        return int(self.state.cards.rolls_left[self.state.mover_rows()[0]])
+
+    def card(self, seat: int) -> dict:
+        """Seat ``seat``'s card as a single-player state dict (the dice on the table)."""
+        from dice_env.scorecard.match_state import match_state_to_dict
+
+        d = match_state_to_dict(self.rules, self.state)
+        return {"dice": d["dice"], "rolls_left": d["rolls_left"], **d["cards"][seat]}
+
+    def filled(self, seat: int) -> int:
+        """Boxes filled on seat ``seat``'s card."""
+        return int(self.state.filled()[0, seat])
+
+    def breakdowns(self) -> list[dict[str, int]]:
+        """Every seat's upper, upper bonus, lower, five-of-a-kind bonus and TOTAL."""
+        return self.state.score_breakdowns(self.rules)
+
+    def observation(self) -> np.ndarray:
+        """The single-player observation of the mover's card (what bots read)."""
+        from dice_env.scorecard.match_observation import card_observation
+
+        seat = np.array([self.current])
+        return card_observation(self.rules, self.state, seat, None, self.box_points[None])[0]
+
+    def canonical(self, action: int) -> int:
+        """The canonical hold keeping the same dice as ``action`` (a box action as is)."""
+        if action >= N_HOLDS:
+            return action
+        roll = int(self.state.cards.roll[self.state.mover_rows()[0]])
+        return D.canonical_hold(roll, action)
+
+    def step(self, action: int) -> int:
+        """Play the mover's (legal) action; returns the points it earned, bonuses included."""
+        from dice_env.scorecard.match import apply_match_actions
+
+        points, _ = apply_match_actions(self.rules, self.state, np.array([action]), self.rng)
+        self._refresh()
+        return int(points[0])
+
+
 @dataclass
 class Seat:
-    """One player of a scorecard game: a name, a single-player env and, for a bot, the bot."""
+    """One player of a scorecard game: a name and, for a bot, the bot."""
 
     name: str
-    env: Any
     bot: Any | None
-    obs: np.ndarray
-    info: dict
-    done: bool = False
 
 
 @dataclass
@@ -624,26 +705,28 @@ def _action_text(rules: Rules, dice: Sequence[int], action: int, points: np.ndar
     return f"score {rules.labels[k]} ({int(points[k])})"
 
 
-def render_scorecards(rules: Rules, seats: Sequence[Seat], now: Seat | None = None) -> str:
-    """Every player's scorecard side by side; with ``now``, a column of what that player's
-    current roll would score in each open box (``*`` marks a legal box)."""
+def render_scorecards(table: ScorecardTable, names: Sequence[str],
+                      now: int | None = None) -> str:
+    """Every player's scorecard side by side; with ``now`` (the seat to move), a column of
+    what that player's current roll would score in each open box (``*`` marks a legal box)."""
+    rules = table.rules
     width = max(len(label) for label in rules.labels + ("upper bonus",))
-    col = max(7, *(len(s.name) for s in seats))
-    states = [s.env.get_state() for s in seats]
-    cards = [s.env.score_breakdown() for s in seats]
-    head = f"  {'#':>2}  {'box':<{width}}" + "".join(f"  {s.name:>{col}}" for s in seats)
+    col = max(7, *(len(name) for name in names))
+    states = [table.card(seat) for seat in range(len(names))]
+    cards = table.breakdowns()
+    head = f"  {'#':>2}  {'box':<{width}}" + "".join(f"  {name:>{col}}" for name in names)
     if now is not None:
         head += "     now"
     lines = [head]
     last_upper = int(np.flatnonzero(rules.tables.is_upper)[-1])
-    legal = now.info["action_mask"][N_HOLDS:].astype(bool) if now is not None else None
+    legal = table.mask[N_HOLDS:] if now is not None else None
     for k, label in enumerate(rules.labels):
         row = f"  {k + 1:>2}  {label:<{width}}"
         for st in states:
             v = st["scores"][k]
             row += f"  {'.' if v is None else str(v):>{col}}"
-        if now is not None and states[seats.index(now)]["scores"][k] is None:
-            pts = int(now.info["box_points"][k])
+        if now is not None and states[now]["scores"][k] is None:
+            pts = int(table.box_points[k])
             row += f"  {pts:+5d} *" if legal[k] else "      -"
         lines.append(row)
         if k == last_upper:
@@ -660,9 +743,9 @@ def render_scorecards(rules: Rules, seats: Sequence[Seat], now: Seat | None = No
     return "\n".join(lines)
 
 
-def _totals_line(seats: Sequence[Seat]) -> str:
-    return "Totals: " + " | ".join(f"{s.name} {s.env.score_breakdown()['total']}"
-                                   for s in seats)
+def _totals_line(table: ScorecardTable, names: Sequence[str]) -> str:
+    return "Totals: " + " | ".join(f"{name} {c['total']}"
+                                   for name, c in zip(names, table.breakdowns(), strict=True))
 
 
 def _dice_lines(dice: Sequence[int]) -> str:
@@ -672,29 +755,27 @@ def _dice_lines(dice: Sequence[int]) -> str:
 
 
 class ScorecardGame:
-    """A game of a scorecard preset: the human and the bots in rotation."""
+    """A game of a scorecard preset: the human (seat 0) and the bots in rotation, on one
+    :class:`ScorecardTable` (the multi-player match core)."""
 
     def __init__(self, rules: Rules, term: Terminal, opponents: Sequence[str], seed: int | None,
                  auto_seconds: float, advise: bool) -> None:
-        from dice_env.scorecard.env import ScorecardEnv
+        from dice_env.scorecard.match import MAX_PLAYERS
 
+        if len(opponents) > MAX_PLAYERS - 1:
+            raise ValueError(f"a scorecard game seats at most {MAX_PLAYERS - 1} bots")
         self.rules = rules
         self.term = term
         self.auto_seconds = float(auto_seconds)
         seq = np.random.SeedSequence(seed)
-        seeds = [int(s.generate_state(1)[0]) for s in seq.spawn(2 * (len(opponents) + 1))]
-        names = _unique_names(["you", *opponents])
-        self.seats: list[Seat] = []
-        for i, name in enumerate(names):
-            bot = None
-            if i > 0:
-                bot = _make_bot(opponents[i - 1], rules.name)
-                bot.seed(seeds[2 * i + 1])
-            # The human may hold any positions (canonical_holds=False); bots get the usual mask.
-            env = ScorecardEnv(rules, canonical_holds=bot is not None)
-            obs, info = env.reset(seed=seeds[2 * i])
-            self.seats.append(Seat(name, env, bot, obs, info))
-        self.human = self.seats[0]
+        dice_seq, *bot_seqs = seq.spawn(len(opponents) + 1)
+        self.names = _unique_names(["you", *opponents])
+        self.seats = [Seat(self.names[0], None)]
+        for name, bot_name, bot_seq in zip(self.names[1:], opponents, bot_seqs, strict=True):
+            bot = _make_bot(bot_name, rules.name)
+            bot.seed(int(bot_seq.generate_state(1)[0]))
+            self.seats.append(Seat(name, bot))
+        self.table = ScorecardTable(rules, len(self.seats), np.random.default_rng(dice_seq))
         self.advisor = None
         self.log = AdviceLog()
         if advise:
@@ -702,48 +783,43 @@ class ScorecardGame:
 
             self.advisor = OptimalAgent(rules)
 
-    # -- one step ----------------------------------------------------------------------
-    def _step(self, seat: Seat, action: int) -> float:
-        seat.obs, reward, terminated, truncated, seat.info = seat.env.step(int(action))
-        seat.done = terminated or truncated
-        return float(reward)
-
     def _bot_turn(self, seat: Seat) -> None:
-        dice = seat.env.get_state()["dice"]
+        t = self.table
+        me = t.current
+        dice = t.dice()
         parts = [f"{seat.name} rolls {_dice_text(dice)}"]
-        while not seat.done:
-            action = int(seat.bot.act(seat.obs, seat.info["action_mask"]))
+        while True:
+            action = int(seat.bot.act(t.observation(), t.mask.astype(np.int8)))
+            if not (0 <= action < len(t.mask) and t.mask[action]):
+                raise RuntimeError(f"{seat.name} chose the illegal action {action}")
             if action >= N_HOLDS:
-                k = action - N_HOLDS
-                reward = self._step(seat, action)
-                parts.append(f"scores {int(reward)} in {self.rules.labels[k]} "
-                             f"(total {seat.env.score_breakdown()['total']})")
+                reward = t.step(action)
+                parts.append(f"scores {reward} in {self.rules.labels[action - N_HOLDS]} "
+                             f"(total {t.breakdowns()[me]['total']})")
                 break
             kept = _hold_text(dice, action)
-            self._step(seat, action)
-            dice = seat.env.get_state()["dice"]
+            t.step(action)
+            dice = t.dice()
             parts.append(f"{kept} -> {_dice_text(dice)}")
         self.term.say("  . " + "; ".join(parts))
 
     # -- the human's turn ----------------------------------------------------------------
     def _show(self, round_no: int, roll_no: int) -> None:
-        r, h = self.rules, self.human
-        st = h.env.get_state()
+        r, t = self.rules, self.table
         self.term.say("")
         self.term.say(f"=== {r.name} - round {round_no} of {r.n_boxes} - your turn, roll "
                       f"{roll_no} of {r.rolls_per_turn} ===")
-        self.term.say(render_scorecards(r, self.seats, now=h))
-        self.term.say(_totals_line(self.seats))
-        self.term.say(_dice_lines(st["dice"]))
-        self.term.say(f"Rerolls left: {st['rolls_left']}")
-        if h.info.get("must_scratch"):
+        self.term.say(render_scorecards(t, self.names, now=0))
+        self.term.say(_totals_line(t, self.names))
+        self.term.say(_dice_lines(t.dice()))
+        self.term.say(f"Rerolls left: {t.rolls_left()}")
+        if t.must_scratch:
             self.term.say(MUST_SCRATCH_WARNING)
 
     def _advice(self) -> dict[int, float] | None:
         if self.advisor is None:
             return None
-        h = self.human
-        st = h.env.get_state()
+        st = self.table.card(0)
         values = self.advisor.advise(st, canonical_holds=True)
         self.term.say("Advisor (expected final score of each option, best first):")
         shown = list(values)[:TOP_ADVICE]
@@ -751,7 +827,7 @@ class ScorecardGame:
         if best_box is not None and best_box not in shown:
             shown.append(best_box)  # always show the best box to score in
         for a in shown:
-            text = _action_text(self.rules, st["dice"], a, h.info["box_points"])
+            text = _action_text(self.rules, st["dice"], a, self.table.box_points)
             self.term.say(f"  {values[a]:8.2f}  {text}")
         if len(values) > len(shown):
             self.term.say(f"  ... and {len(values) - len(shown)} more options")
@@ -761,11 +837,8 @@ class ScorecardGame:
                points: np.ndarray) -> None:
         if values is None:
             return
-        key = action
-        if action < N_HOLDS:
-            key = D.canonical_hold(int(D.roll_index(np.asarray(dice))), action)
         best_action, best = next(iter(values.items()))
-        mine = values.get(key, best)
+        mine = values.get(action, best)
         cost = max(best - mine, 0.0)
         self.log.losses.append(cost)
         self.term.say(f"Advisor: your choice ({_action_text(self.rules, dice, action, points)}) "
@@ -774,10 +847,10 @@ class ScorecardGame:
                       f"cost of your choice: {cost:.2f}")
 
     def _read_action(self) -> int:
-        """Ask until the player gives a legal action (or the auto-score timer runs out)."""
-        h, r = self.human, self.rules
-        st = h.env.get_state()
-        mask = h.info["action_mask"].astype(bool)
+        """Ask until the player gives a legal action (or the auto-score timer runs out); a
+        hold comes back as the canonical hold of the same dice."""
+        r, t = self.rules, self.table
+        st = t.card(0)
         timed = st["rolls_left"] == 0 and self.auto_seconds > 0
         while True:
             prompt = PROMPT
@@ -805,7 +878,7 @@ class ScorecardGame:
                 if st["rolls_left"] == 0:
                     self.term.say("No rerolls left: score this roll (s BOX).")
                     continue
-                action = D.hold_bits(cmd.positions)
+                action = t.canonical(D.hold_bits(cmd.positions))
             else:
                 k = int(cmd.box)
                 if st["scores"][k] is not None:
@@ -813,62 +886,59 @@ class ScorecardGame:
                                   "choose an open box.")
                     continue
                 action = N_HOLDS + k
-            if not mask[action]:
-                boxes = [r.labels[k] for k in np.flatnonzero(mask[N_HOLDS:])]
+            if not t.mask[action]:
+                boxes = [r.labels[k] for k in np.flatnonzero(t.mask[N_HOLDS:])]
                 self.term.say(f"Not allowed here (the Joker rule); legal boxes: "
                               f"{', '.join(boxes)}.")
                 continue
             return action
 
-    def _human_turn(self, round_no: int) -> None:
-        h, r = self.human, self.rules
-        roll_no = 1
-        while not h.done:
+    def _human_turn(self) -> None:
+        r, t = self.rules, self.table
+        round_no, roll_no = t.filled(0) + 1, 1
+        while True:
             self._show(round_no, roll_no)
             values = self._advice()
             self.term.say("Hold dice and reroll (h 1 3 4), r reroll all, s BOX score, "
                           "? help, q quit.")
-            st = h.env.get_state()
-            points = h.info["box_points"].copy()
+            dice = t.dice()
+            points = t.box_points.copy()
             action = self._read_action()
-            self._judge(values, action, st["dice"], points)
-            reward = self._step(h, action)
+            self._judge(values, action, dice, points)
+            reward = t.step(action)
             if action >= N_HOLDS:
-                self.term.say(f"You score {int(reward)} in {r.labels[action - N_HOLDS]} "
-                              f"(total {h.env.score_breakdown()['total']}).")
+                self.term.say(f"You score {reward} in {r.labels[action - N_HOLDS]} "
+                              f"(total {t.breakdowns()[0]['total']}).")
                 return
-            self.term.say(f"You {_hold_text(st['dice'], action)} and roll "
-                          f"{_dice_text(h.env.get_state()['dice'])}.")
+            self.term.say(f"You {_hold_text(dice, action)} and roll {_dice_text(t.dice())}.")
             roll_no += 1
 
     def play(self) -> int:
         """Play the whole game; returns the exit status."""
-        r = self.rules
+        r, t = self.rules, self.table
         if self.advisor is not None:
             self.term.say(f"Advisor on: the optimal player's expected final score from a new "
                           f"game is {self.advisor.expected_score:.2f}.")
         try:
-            for round_no in range(1, r.n_boxes + 1):
-                for seat in self.seats:
-                    if seat.done:
-                        continue
-                    if seat.bot is None:
-                        self._human_turn(round_no)
-                    else:
-                        self._bot_turn(seat)
+            while not t.over():
+                seat = self.seats[t.current]
+                if seat.bot is None:
+                    self._human_turn()
+                else:
+                    self._bot_turn(seat)
         except QuitGame:
             self.term.say("You quit the game.")
-            self.term.say(_totals_line(self.seats))
+            self.term.say(_totals_line(t, self.names))
             return 0
         self.term.say("")
         self.term.say(f"=== {r.name} - game over ===")
-        self.term.say(render_scorecards(r, self.seats))
-        self.term.say(_totals_line(self.seats))
-        totals = [s.env.score_breakdown()["total"] for s in self.seats]
+        self.term.say(render_scorecards(t, self.names))
+        self.term.say(_totals_line(t, self.names))
+        totals = [c["total"] for c in t.breakdowns()]
         self.term.say(f"Final total: {totals[0]}")
         if len(self.seats) > 1:
             best = max(totals)
-            winners = [s.name for s, t in zip(self.seats, totals) if t == best]
+            winners = [name for name, total in zip(self.names, totals) if total == best]
             self.term.say(("Winner: " if len(winners) == 1 else "Tie: ") + ", ".join(winners))
         if self.advisor is not None:
             self.term.say(f"Total expected loss of your game: {self.log.total:.2f} points "

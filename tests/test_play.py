@@ -7,6 +7,7 @@ import io
 import re
 import sys
 
+import numpy as np
 import pytest
 
 from agents.play_cli import (
@@ -279,3 +280,36 @@ def test_fivethousand_solo_with_advice() -> None:
     assert code == 0 and "You quit the game." in text
     # The optimal 5000 advisor is optional: either its values or a note that it is absent.
     assert "Advisor (expected turns" in text or "No optimal 5000 advisor" in text
+
+
+def test_scorecard_table_seats_up_to_six_players_on_the_match_core() -> None:
+    """The terminal game plays on the multi-player match core: five bots (the match's limit
+    of six players) play whole turns in seat order to the end; a sixth bot is refused."""
+    with pytest.raises(SystemExit) as exc:
+        _run(["penta", "--opponents", ",".join(["random"] * 6)], [])
+    assert exc.value.code == 2
+    moves = [f"s {k}" for k in range(1, 14)]
+    code, text = _run(["penta", "--seed", "4", "--auto-seconds", "0", "--opponents",
+                       "random,greedy,heuristic,greedy,random"], moves)
+    assert code == 0 and "game over" in text
+    last = re.findall(r"Totals: (.+)", text)[-1]
+    totals = {name: int(v) for name, v in re.findall(r"(\w+(?: \d)?) (\d+)", last)}
+    assert list(totals) == ["you", "random", "greedy", "heuristic", "greedy 2", "random 2"]
+    top = max(totals.values())
+    leaders = [n for n, t in totals.items() if t == top]
+    assert (("Winner: " if len(leaders) == 1 else "Tie: ") + ", ".join(leaders)) in text
+    # every bot took 13 turns, after the human's in each round
+    assert text.count("  . heuristic rolls") == 13
+
+
+def test_human_holds_map_to_the_canonical_hold_of_the_same_dice() -> None:
+    from agents.play_cli import ScorecardTable
+
+    rules = get_rules("penta")
+    table = ScorecardTable(rules, 2, np.random.default_rng(0))
+    dice = table.dice()
+    for hold in range(31):
+        action = table.canonical(hold)
+        kept = sorted(dice[i] for i in range(5) if hold >> i & 1)
+        assert sorted(dice[i] for i in range(5) if action >> i & 1) == kept
+        assert table.mask[action]
