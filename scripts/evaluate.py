@@ -9,8 +9,10 @@ where, so a quick or partial run never overwrites the committed benchmark.  Scor
 each agent plays the same ``--games`` games with **common random numbers** (game ``i`` draws
 its dice from its own stream seeded by ``(seed, i)``), so the differences between agents are
 paired; reported: mean, SD, SEM, and the paired difference to the optimal agent with a 95 % CI.
-5000: two-player head-to-head games against each opponent, seat-balanced (each player opens half the
-games), win rates with 95 % CIs.
+Penta and Dice Poker also get a two-player head-to-head table (rows ``"<game> 2p"``): every
+pairing's seat-balanced score (win 1, tie 1/2) with a 95 % CI, derived from the same games
+(:func:`head_to_head`).  5000: two-player head-to-head games against each opponent,
+seat-balanced (each player opens half the games), win rates with 95 % CIs.
 
 ``--agent SPEC`` (repeatable) evaluates any policy on one ``--game`` (default penta): a
 registered name, a stable-baselines3 model zip (MaskablePPO, PPO, A2C, DQN) or
@@ -44,7 +46,12 @@ SCORECARD_AGENTS = ["random", "greedy", "heuristic", "optimal", "ppo", "learned-
 FIVE_THOUSAND_AGENTS = ["random", "threshold", "heuristic", "optimal", "ppo", "learned-value"]
 FIVE_THOUSAND_OPPONENTS = ["threshold", "heuristic", "optimal"]
 COLUMNS = ["game", "agent", "opponent", "games", "mean", "std", "sem", "win_rate",
-           "ci_low", "ci_high", "diff_to_optimal", "diff_ci_low", "diff_ci_high", "seconds"]
+           "ci_low", "ci_high", "diff_to_optimal", "diff_ci_low", "diff_ci_high", "seconds",
+           "tie_rate", "loss_rate", "first_seat", "margin"]
+#: scorecard games with a two-player head-to-head table (rows ``"<game> 2p"``)
+HEAD_TO_HEAD_GAMES = ["penta", "dice-poker"]
+#: dice pairs replayed on the match core to check the derived head-to-head table
+CHECK_PAIRS = 200
 
 
 def try_make(name: str, game: str, seed: int):
@@ -106,6 +113,47 @@ def evaluate_fivethousand(names: list[str], opponents: list[str], games: int,
     return rows
 
 
+def head_to_head(game: str, totals: dict[str, np.ndarray], seed: int,
+                 players: dict | None = None) -> list[dict]:
+    """Two-player rows of ``game``: every pairing of the agents that played, seat-balanced
+    (``mean``: A's score, win 1 and tie 1/2, with ``ci_low`` / ``ci_high``; ``win_rate``,
+    ``tie_rate``, ``loss_rate``; ``first_seat``: seat 0's score minus 1/2; ``margin``: A's
+    mean TOTAL minus B's).
+
+    Every agent here reads only its own card, so a match is two solitaire games and the
+    table follows from the common-random-number games already played
+    (:func:`agents.evaluation.matches_from_games`: dice pair ``g`` is A's game ``2g`` against
+    B's game ``2g + 1``, A opening one match and B the other).  With ``players``, the first
+    :data:`CHECK_PAIRS` dice pairs of the optimal-heuristic pairing are replayed as real
+    matches on the match core and must agree exactly.
+    """
+    from agents.evaluation import matches_from_games, play_scorecard_matches
+
+    names = list(totals)
+    rows = []
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            m = matches_from_games(totals[a], totals[b])
+            score, half = m.score()
+            rates = m.rates()
+            rows.append({"game": f"{game} 2p", "agent": a, "opponent": b,
+                         "games": 2 * m.pairs, "win_rate": rates["win"],
+                         "tie_rate": rates["tie"], "loss_rate": rates["loss"],
+                         "mean": score, "sem": half / 1.96, "ci_low": score - half,
+                         "ci_high": score + half, "first_seat": m.first_seat()[0],
+                         "margin": m.mean_margin()[0]})
+    if players is not None and {"optimal", "heuristic"} <= set(totals):
+        pairs = min(CHECK_PAIRS, len(totals["optimal"]) // 2)
+        played = play_scorecard_matches([players["optimal"], players["heuristic"]], game,
+                                        pairs, seed=seed)
+        derived = matches_from_games(totals["optimal"][:2 * pairs],
+                                     totals["heuristic"][:2 * pairs])
+        if not np.array_equal(played.totals, derived.totals):
+            raise RuntimeError(f"{game}: matches on the match core disagree with the solitaire "
+                               "games they should replay")
+    return rows
+
+
 def to_csv(rows: list[dict]) -> str:
     buf = io.StringIO()
     writer = csv.DictWriter(buf, fieldnames=COLUMNS)
@@ -126,7 +174,7 @@ def to_markdown(rows: list[dict], command: str, optimal_values: dict) -> str:
              "![learning curves](learning_curves.png)", ""]
     for game in dict.fromkeys(r["game"] for r in rows):
         game_rows = [r for r in rows if r["game"] == game]
-        lines += [f"## {game}", ""]
+        lines += [f"## {game.replace(' 2p', ': two players, head to head')}", ""]
         if game == "fivethousand":
             lines += ["Two players, seat-balanced win rate of the agent against the opponent "
                       "(95 % CI).", "", "| agent | opponent | games | win rate | 95 % CI |",
@@ -134,6 +182,8 @@ def to_markdown(rows: list[dict], command: str, optimal_values: dict) -> str:
             for r in game_rows:
                 lines.append(f"| {r['agent']} | {r['opponent']} | {r['games']:,} | "
                              f"{r['win_rate']:.3f} | [{r['ci_low']:.3f}, {r['ci_high']:.3f}] |")
+        elif game.endswith(" 2p"):
+            lines += _head_to_head_markdown(game, game_rows)
         else:
             if game in optimal_values:
                 lines += [f"Optimal expected score (exact DP): **{optimal_values[game]:.4f}**.", ""]
@@ -148,6 +198,45 @@ def to_markdown(rows: list[dict], command: str, optimal_values: dict) -> str:
                              f"{r['std']:.2f} | {r['sem']:.2f} | {diff} |")
         lines.append("")
     return "\n".join(lines)
+
+
+def _head_to_head_markdown(game: str, rows: list[dict]) -> list[str]:
+    """The two-player table of one game: each row agent's seat-balanced score (win 1, tie 1/2)
+    against each column agent, and what the optimal-heuristic pairing answers."""
+    names = list(dict.fromkeys([r["agent"] for r in rows] + [r["opponent"] for r in rows]))
+    cell = {}
+    for r in rows:
+        half = r["ci_high"] - r["mean"]
+        cell[r["agent"], r["opponent"]] = f"{r['mean']:.3f} ± {half:.3f}"
+        cell[r["opponent"], r["agent"]] = f"{1 - r['mean']:.3f} ± {half:.3f}"
+    pairs = rows[0]["games"] // 2
+    lines = [f"Two players, {rows[0]['games']:,} matches per pairing ({pairs:,} dice pairs, each "
+             "played in both seat orders): the row agent's seat-balanced score against the "
+             "column agent (win 1, tie 1/2; 95 % CI over the dice pairs). Every agent here "
+             "reads only its own card, so a match is two solitaire games: the table comes from "
+             "the games above (agent A's game 2g against B's game 2g+1), and "
+             f"{CHECK_PAIRS} dice pairs of optimal against heuristic are replayed on the match "
+             "core to check it.", "",
+             "| | " + " | ".join(names) + " |", "|---|" + "---:|" * len(names)]
+    for a in names:
+        lines.append(f"| {a} | " + " | ".join(cell.get((a, b), "") for b in names) + " |")
+    for r in rows:
+        if {r["agent"], r["opponent"]} == {"optimal", "heuristic"}:
+            opt_first = r["agent"] == "optimal"
+            win, loss = ((r["win_rate"], r["loss_rate"]) if opt_first
+                         else (r["loss_rate"], r["win_rate"]))
+            score = r["mean"] if opt_first else 1 - r["mean"]
+            half = r["ci_high"] - r["mean"]
+            margin = r["margin"] if opt_first else -r["margin"]
+            lines += ["", f"**Optimal against heuristic**: the expected-score optimum wins "
+                      f"{win:.1%} of the matches, ties {r['tie_rate']:.1%} and loses "
+                      f"{loss:.1%} (score {score:.3f} ± {half:.3f}; mean margin "
+                      f"{margin:+.2f} points). **First seat**: worth "
+                      f"{r['first_seat']:+.3f} here, and exactly 0 for every pairing of this "
+                      "table: a player that reads only its own card makes the same decisions "
+                      "from either seat on the same dice. Only a player that reads the other "
+                      "card (the last to move knows the score to beat) can gain from a seat."]
+    return lines
 
 
 def plot_score_distributions(all_totals: dict[str, dict[str, np.ndarray]], path: Path) -> None:
@@ -332,6 +421,11 @@ def main(argv: list[str] | None = None) -> list[dict]:
         opt = try_make("optimal", game, args.seed) if "optimal" in args.agents else None
         if opt is not None:
             optimal_values[game] = float(opt.expected_score)
+    for game in [g for g in args.scorecard_games if g in HEAD_TO_HEAD_GAMES]:
+        if len(all_totals[game]) > 1 and args.games >= 2:
+            check = {n: try_make(n, game, args.seed) for n in ("optimal", "heuristic")
+                     if n in all_totals[game]}
+            rows += head_to_head(game, all_totals[game], args.seed, check)
     if args.fivethousand_agents:
         rows += evaluate_fivethousand(args.fivethousand_agents, args.opponents,
                                       args.fivethousand_games or args.games, args.seed)
@@ -343,6 +437,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
     plot_score_distributions(all_totals, args.out / "score_distributions.png")
     for r in rows:
         what = (f"mean {r['mean']:8.2f} ± {r['sem']:.2f}" if r["opponent"] == ""
+                else f"score {r['mean']:.3f} vs {r['opponent']}" if r["game"].endswith(" 2p")
                 else f"win rate {r['win_rate']:.3f} vs {r['opponent']}")
         print(f"{r['game']:18s} {r['agent']:10s} {what}")
     print(json.dumps({"rows": len(rows), "out": str(args.out)}))

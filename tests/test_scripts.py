@@ -36,7 +36,15 @@ def test_evaluate_writes_the_benchmark_tables(tmp_path):
     five = [r for r in rows if r["game"] == "fivethousand"]
     assert {(r["agent"], r["opponent"]) for r in five} == {("random", "threshold")}
     assert 0 <= float(five[0]["win_rate"]) <= 1
-    assert "## penta" in (tmp_path / "benchmark.md").read_text()
+    two = {(r["agent"], r["opponent"]): r for r in rows if r["game"] == "penta 2p"}
+    assert set(two) == {("random", "greedy"), ("random", "optimal"), ("greedy", "optimal")}
+    assert float(two["random", "optimal"]["mean"]) < 0.5 < float(two["greedy", "optimal"]
+                                                                  ["loss_rate"])
+    r = two["greedy", "optimal"]
+    assert float(r["win_rate"]) + float(r["tie_rate"]) + float(r["loss_rate"]) == pytest.approx(1)
+    assert float(r["first_seat"]) == 0 and float(r["margin"]) < 0
+    md = (tmp_path / "benchmark.md").read_text()
+    assert "## penta" in md and "## penta: two players, head to head" in md
 
 
 def test_bench_env_json(tmp_path):

@@ -5,6 +5,8 @@
 * :mod:`.scorecard_regret` -- :func:`optimality_gap`: each decision charged the optimal value
   it gives up, summed into an unbiased, low-variance estimate of the gap to the optimum and
   decomposed by decision kind, turn and box;
+* :mod:`.scorecard_matches` -- seat-balanced two-player scorecard matches on the match core
+  (:func:`play_scorecard_matches`), or derived from solitaire games (:func:`matches_from_games`);
 * :mod:`.fivethousand_matches` -- seat-balanced 5000 matches;
 * :mod:`.fivethousand_regret` -- the same regret idea for 5000, in win probability (two
   players, against the optimal opponent) or in expected turns (solo).
@@ -17,8 +19,13 @@ from agents.evaluation.scorecard_games import (
     run_scorecard_games,
     scorecard_observations,
 )
+from agents.evaluation.scorecard_matches import (
+    ScorecardMatches,
+    matches_from_games,
+    play_scorecard_matches,
+)
 from agents.evaluation.scorecard_regret import ScorecardRegret, optimality_gap
 
-__all__ = ["FiveThousandRegret", "ScorecardGames", "ScorecardRegret", "fivethousand_gap",
-           "optimality_gap", "play_scorecard_games", "run_scorecard_games",
-           "scorecard_observations"]
+__all__ = ["FiveThousandRegret", "ScorecardGames", "ScorecardMatches", "ScorecardRegret",
+           "fivethousand_gap", "matches_from_games", "optimality_gap", "play_scorecard_games",
+           "play_scorecard_matches", "run_scorecard_games", "scorecard_observations"]
