@@ -28,14 +28,17 @@ sys.path.insert(0, str(ROOT / "scripts"))
 #: variant -> (what it changes, config overrides); one lever at a time against "baseline"
 VARIANTS: dict[str, tuple[str, list[str]]] = {
     "baseline": ("the committed config", []),
-    "shaping": ("potential-based upper-bonus shaping (agents/shaping.py)",
-                ["shaping.upper_bonus=1"]),
+    "bonus-obs": ("the bonus observation (env option observation=\"bonus\": 11 entries on the "
+                  "upper bonus)", ['env_kwargs={"observation": "bonus"}']),
+    "no-shaping": ("no potential-based upper-bonus shaping (agents/shaping.py)",
+                   ["shaping=null"]),
+    "epochs-2": ("2 PPO epochs per rollout instead of 4 (half the learner's work)",
+                 ["ppo.n_epochs=2"]),
+    "lr-linear": ("learning rate decayed linearly to 0 instead of constant",
+                  ['ppo.learning_rate_schedule="linear"']),
     "entropy-0.01": ("entropy coefficient 0.01 instead of 0.003", ["ppo.ent_coef=0.01"]),
     "net-128": ("policy and value networks 128x128 instead of 256x256",
                 ['policy_kwargs={"net_arch": {"pi": [128, 128], "vf": [128, 128]}}']),
-    "lr-constant": ("constant learning rate instead of linear decay",
-                    ['ppo.learning_rate_schedule="constant"']),
-    "epochs-8": ("8 PPO epochs per rollout instead of 4", ["ppo.n_epochs=8"]),
 }
 DEFAULT_TIMESTEPS = 2_000_000
 EVAL_GAMES = 2000
