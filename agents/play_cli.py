@@ -73,14 +73,16 @@ Commands (dice positions are 1 to 5, as printed under the dice):
   s 4       ... or by its number on the scorecard
   ?         this help
   q         quit
-To keep all five dice, score them: holding all five is not a reroll."""
+To keep all five dice, score them: holding all five is not a reroll.
+The full rules: docs/rules.md in the dice-env repository."""
 
 FIVE_THOUSAND_HELP = """\
 Commands:
   r   roll on with the dice that did not score (all five again after hot dice)
   b   bank the turn total
   ?   this help
-  q   quit"""
+  q   quit
+The full rules: docs/rules.md in the dice-env repository."""
 
 
 # ------------------------------------------------------------------------------------------
@@ -1092,7 +1094,7 @@ def _parser() -> argparse.ArgumentParser:
         description="Play Penta, Dice Poker or 5000 in the terminal, alone or against bots.",
         epilog="Scorecard bots: random, greedy, heuristic, optimal. 5000 bots: random, "
                "threshold, heuristic (and optimal when installed). Type ? in the game for "
-               "the commands.")
+               "the commands. The full rules: docs/rules.md in the dice-env repository.")
     p.add_argument("game", help="penta, dice-poker (or another scorecard preset: "
                    f"{', '.join(sorted(PRESETS))}) or 5000")
     p.add_argument("--opponents", default="", metavar="NAMES",

@@ -19,7 +19,7 @@ def score(dice):
     return int(pts), int(k)
 
 
-# Every 5000 row of RULES.md's "Checked examples".
+# Every 5000 row of the worked examples of docs/rules.md (section 5).
 @pytest.mark.parametrize("dice, points", [
     ([1, 1, 5, 6, 4], 250),
     ([1, 1, 1, 2, 3], 1100),

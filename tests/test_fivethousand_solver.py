@@ -1,7 +1,7 @@
 """The 5000 solvers and the optimal 5000 player, checked from several sides.
 
 * a case solved by hand (target 100: one exact 100 wins);
-* a reference written from RULES.md alone -- its own roll scoring over all ``6**n`` ordered
+* a reference written from docs/rules.md alone -- its own roll scoring over all ``6**n`` ordered
   throws, its own bank rules (bumps, gifts, lost gifts, exact wins), a plain recursion per
   state and plain Gauss-Seidel value iteration -- solved from scratch on small targets, and
   applied as a Bellman operator to the solver's table for target 1000 / entry 500;
@@ -51,7 +51,7 @@ SMALL = FiveThousandRules(target=1000, entry=500)
 
 
 # ------------------------------------------------------------------------------------------
-# An independent reference, from RULES.md alone
+# An independent reference, from docs/rules.md alone
 # ------------------------------------------------------------------------------------------
 def _combos() -> list[tuple[tuple[int, ...], int]]:
     out = [((1, 0, 0, 0, 0, 0), 100), ((0, 0, 0, 0, 1, 0), 50),

@@ -316,7 +316,7 @@ def test_agent_respects_a_restrictive_mask(agents):
 def test_advise_values_and_joker_example(agents):
     agent = agents("penta")
     rules = agent.rules
-    # RULES.md: 4 4 4 4 4, Penta box holds 50, Fours open -> only Fours, 20 points + 100 bonus
+    # docs/rules.md: 4 4 4 4 4, Penta box holds 50, Fours open -> only Fours, 20 points + 100 bonus
     scores = [None] * rules.n_boxes
     scores[rules.five_kind_box] = 50
     scores[0] = 3

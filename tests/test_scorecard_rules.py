@@ -1,4 +1,4 @@
-"""Scoring, Joker and bonus rules of the scorecard presets (RULES.md sections 1-2)."""
+"""Scoring, Joker and bonus rules of the scorecard presets (docs/rules.md, section 1)."""
 
 import numpy as np
 import pytest
@@ -43,7 +43,7 @@ def test_box_order_follows_the_rule_book():
         "Chance")
 
 
-# --- Checked examples of RULES.md -------------------------------------------------------
+# --- Checked examples of docs/rules.md ---------------------------------------------------
 def test_penta_11346():
     _, points, _ = outcomes(PENTA, [1, 1, 3, 4, 6])
     assert points[box(PENTA, "Full")] == 0 and points[box(PENTA, "Grande suite")] == 0

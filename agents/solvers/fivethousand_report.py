@@ -330,7 +330,7 @@ def markdown(data: dict) -> str:
     lines = [
         "## 5000",
         "",
-        f"Rules of RULES.md section 3 (target {rules['target']}, entry {rules['entry']}, "
+        f"Rules of docs/rules.md section 2 (target {rules['target']}, entry {rules['entry']}, "
         + ("Farkle-style set-asides" if rules["choose_scoring_dice"]
            else "every scoring die set aside")
         + "), solved exactly by `agents/solvers/fivethousand_vi.py`: value iteration over "

@@ -1,4 +1,4 @@
-"""5000 (RULES.md section 3): rules tables, the batched game core, envs and bots.
+"""5000 (docs/rules.md, section 2): rules tables, the batched game core, envs and bots.
 
 * :mod:`~dice_env.fivethousand.rules` -- :class:`FiveThousandRules` (the knobs ``target``,
   ``entry``, ``choose_scoring_dice``), the roll-score and set-aside tables, bank legality and

@@ -34,7 +34,7 @@ from dice_env.fivethousand.state import state_from_dict, state_to_dict
 
 
 class FiveThousandAECEnv(AECEnv):
-    """5000 (RULES.md section 3) for ``num_players`` agents, ``player_0`` .. ``player_{P-1}``.
+    """5000 (docs/rules.md, section 2) for ``num_players`` agents, ``player_0`` .. ``player_{P-1}``.
 
     ## Description
     The game of :class:`~dice_env.fivethousand.env.FiveThousandEnv`, every seat an agent.

@@ -1,4 +1,4 @@
-"""Rules of 5000 (RULES.md section 3) as tables and pure functions; no Gymnasium here.
+"""Rules of 5000 (docs/rules.md, section 2) as tables and pure functions; no Gymnasium here.
 
 **Rolls as multisets.**  A throw of ``n`` dice (1 to 5) is named by the index of its multiset
 in :data:`dice_env.dice.KEEPS` (the 462 multisets of 0..5 dice; index 0 is the empty set), the
@@ -71,7 +71,7 @@ def three_of_a_kind_points(face: int) -> int:
     return 1100 if face == 1 else 100 * face
 
 
-#: Every scoring combination of RULES.md as ``(face counts, points)``.
+#: Every scoring combination of docs/rules.md as ``(face counts, points)``.
 SCORING_COMBINATIONS: tuple[tuple[tuple[int, ...], int], ...] = tuple(
     [(tuple(int(f == face) for f in range(1, 7)), pts) for face, pts in SINGLE_POINTS.items()]
     + [(tuple(k * int(f == face) for f in range(1, 7)), mult * three_of_a_kind_points(face))
@@ -82,7 +82,7 @@ SCORING_COMBINATIONS: tuple[tuple[tuple[int, ...], int], ...] = tuple(
 
 @dataclass(frozen=True)
 class FiveThousandRules:
-    """The knobs of 5000 (RULES.md section 3).
+    """The knobs of 5000 (docs/rules.md, sections 2 and 3.2).
 
     Attributes:
         target: the exact score that wins (5000).  A positive multiple of 100.

@@ -13,7 +13,7 @@ DEFAULT_MAX_TURNS = 200
 
 
 class FiveThousandSoloEnv(FiveThousandBaseEnv):
-    """5000 (RULES.md section 3) for one player: reach exactly ``target`` in few turns.
+    """5000 (docs/rules.md, section 2) for one player: reach exactly ``target`` in few turns.
 
     ## Description
     The rules of :class:`~dice_env.fivethousand.env.FiveThousandEnv` with a single player:

@@ -48,7 +48,7 @@ class ScorecardAECEnv(AECEnv):
 
     ## Description
     Penta, Dice Poker or a Yahtzee preset played by several people, each with a scorecard of
-    their own (RULES.md): ``player_i`` sits at seat ``i``; players take whole turns in seat
+    their own (docs/rules.md): ``player_i`` sits at seat ``i``; players take whole turns in seat
     order (``player_0`` opens every round), so the same agent acts several times in a row
     (each throw is a decision) and ``agent_selection`` moves on when it fills a box.  The match
     ends when every card is full; the highest TOTAL wins.  Every roll and score goes through

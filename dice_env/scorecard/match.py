@@ -1,8 +1,8 @@
 """The multi-player scorecard match (Penta, Dice Poker, ...) as pure batched state transitions.
 
-RULES.md: every player has a scorecard of their own; players take whole turns in seat order
-(seat 0 opens every round); the match ends when every player has filled every box (13 turns
-each in Penta, 15 in Dice Poker) and the highest TOTAL wins.
+The rules (docs/rules.md, section 1.6): every player has a scorecard of their own; players
+take whole turns in seat order (seat 0 opens every round); the match ends when every player
+has filled every box (13 turns each in Penta, 15 in Dice Poker) and the highest TOTAL wins.
 
 This module adds only *whose turn it is* and *who won* to :mod:`dice_env.scorecard.game`:
 the ``P`` scorecards of match ``g`` are the rows ``g * P .. g * P + P - 1`` of one

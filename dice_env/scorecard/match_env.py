@@ -98,7 +98,7 @@ class ScorecardMatchEnv(MatchOptions, gym.Env):
     """A multi-player scorecard game (Penta, Dice Poker, ...): one agent against bot opponents.
 
     ## Description
-    ``num_players`` players, each with a scorecard of their own (RULES.md), take whole turns in
+    ``num_players`` players, each with a scorecard of their own (docs/rules.md), take whole turns in
     seat order (seat 0 opens every round); a turn is the solitaire turn of
     :class:`~dice_env.scorecard.env.ScorecardEnv` (up to three throws, then one open box is
     filled, with the upper bonus, the five-of-a-kind bonus and the Joker rule).  The match ends

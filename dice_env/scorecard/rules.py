@@ -1,6 +1,6 @@
 """Rules of the scorecard games (Penta, Dice Poker and the Yahtzee presets), as data.
 
-A :class:`Rules` object names the boxes of the scorecard and every knob of RULES.md; a preset
+A :class:`Rules` object names the boxes of the scorecard and every knob of docs/rules.md; a preset
 is a ready-made ``Rules`` (:data:`PRESETS`, :func:`get_rules`).  :class:`ScoreTables` turns a
 ``Rules`` into numpy tables over the 252 sorted rolls, and :func:`box_outcomes` /
 :func:`upper_bonus_earned` apply the scoring, the Joker rule and the bonuses to a whole batch of
@@ -325,12 +325,13 @@ def box_outcomes(
 
 
 def upper_bonus_earned(rules: Rules, upper_before: np.ndarray, upper_added: np.ndarray):
-    """The upper bonus earned by adding ``upper_added`` to an upper total of ``upper_before``."""
-    upper_before = np.asarray(upper_before)
-    crossed = (upper_before < rules.upper_bonus_threshold) & (
-        upper_before + np.asarray(upper_added) >= rules.upper_bonus_threshold
-    )
-    return np.where(crossed, rules.upper_bonus, 0)
+    """The upper bonus earned by adding ``upper_added`` to an upper total of ``upper_before``
+    (arrays; or two Python ints, one game, and then an int)."""
+    if not (isinstance(upper_before, int) and isinstance(upper_added, int)):
+        upper_before, upper_added = np.asarray(upper_before), np.asarray(upper_added)
+    threshold = rules.upper_bonus_threshold
+    crossed = (upper_before < threshold) & (upper_before + upper_added >= threshold)
+    return crossed * rules.upper_bonus
 
 
 def five_state_after(rules: Rules, five_state: np.ndarray, box: np.ndarray,
