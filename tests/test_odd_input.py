@@ -558,3 +558,19 @@ def test_a_penta_model_for_dice_poker_fails_at_construction_naming_both():
     with pytest.raises(ValueError, match=r"for dice-poker: .*\(45,\).*penta.*dice-poker's env.*"
                                          r"\(49,\)"):
         agents.make("ppo", "dice-poker", model_path=MODELS_DIR / "penta.zip")
+
+
+@pytest.mark.parametrize("env_id", ["dice_env/Penta-v0", "dice_env/PentaMatch-v0",
+                                    "dice_env/FiveThousand-v0"])
+def test_batched_info_masks_are_copies(env_id):
+    """Writing into infos["action_mask"] (a user's scratch work) changes nothing in the env:
+    its own mask, and the legality of the next step, stay what the rules say."""
+    env = gym.make_vec(env_id, num_envs=3, vectorization_mode="vector_entry_point")
+    _, infos = env.reset(seed=0)
+    legal = env.unwrapped.action_masks().copy()
+    infos["action_mask"][:] = 1
+    np.testing.assert_array_equal(env.unwrapped.action_masks(), legal)
+    actions = np.argmax(legal, axis=1)
+    _, _, _, _, infos2 = env.step(actions)
+    infos2["action_mask"][:] = 0
+    assert env.unwrapped.action_masks().any(axis=1).all()

@@ -557,7 +557,7 @@ class FiveThousandVectorBase(VectorEnv):
             self._mask[self._needs_reset, 0] = True
 
     def _infos(self) -> dict:
-        return {"action_mask": self._mask.view(np.int8), "_action_mask": self._all}
+        return {"action_mask": self._mask.astype(np.int8), "_action_mask": self._all}
 
     # -- illegal actions ------------------------------------------------------------------
     def _illegal_error(self, i: int, action: Any) -> IllegalActionError:

@@ -169,7 +169,7 @@ class ScorecardMatchVectorEnv(MatchOptions, VectorEnv):
                                         mover_points=self._points)
 
     def _infos(self) -> dict:
-        return {"action_mask": self._mask.view(np.int8), "_action_mask": self._all,
+        return {"action_mask": self._mask.astype(np.int8), "_action_mask": self._all,
                 "must_scratch": G.must_scratch(self._legal, self._points),
                 "_must_scratch": self._all}
 

@@ -117,7 +117,7 @@ class ScorecardVectorEnv(ScorecardOptions, VectorEnv):
         return self._encode(self._state, self._open, self._five, self._outcomes)
 
     def _infos(self) -> dict:
-        return {"action_mask": self._mask.view(np.int8), "_action_mask": self._all,
+        return {"action_mask": self._mask.astype(np.int8), "_action_mask": self._all,
                 "must_scratch": G.must_scratch(*self._outcomes[:2]), "_must_scratch": self._all}
 
     def _scatter(self, rows: np.ndarray, values: np.ndarray) -> np.ndarray:
