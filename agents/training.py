@@ -81,6 +81,17 @@ def apply_overrides(config: dict, overrides: list[str]) -> dict:
     return config
 
 
+def rollout_size(config: dict) -> int:
+    """Steps in one rollout of a config: ``num_envs x ppo.n_steps`` (SB3's default 2048)."""
+    return int(config["num_envs"]) * int(config["ppo"].get("n_steps", 2048))
+
+
+def whole_rollouts(config: dict, timesteps: int) -> int:
+    """``timesteps`` rounded up to whole rollouts of ``config``: the total a run trains."""
+    rollout = rollout_size(config)
+    return -(-int(timesteps) // rollout) * rollout
+
+
 def make_batched_env(config: dict, seed: int | None = None):
     """The config's natively batched Gymnasium vector env (SAME_STEP autoreset; the
     opponents of 5000 built with :func:`agents.make`)."""

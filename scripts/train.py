@@ -33,7 +33,9 @@ from agents.training import (
     load_config,
     make_callback,
     read_checkpoint,
+    rollout_size,
     save_checkpoint,
+    whole_rollouts,
 )
 from dice_env.io import atomic_write_bytes
 
@@ -61,10 +63,6 @@ def _train_sb3(model, run_dir: Path, config: dict, extra: dict, total: int,
     callback.evaluate()
     save_checkpoint(run_dir, model, extra)
     return model, False
-
-
-def _rollout_size(config: dict) -> int:
-    return int(config["num_envs"]) * int(config["ppo"].get("n_steps", 2048))
 
 
 def main(argv: list[str] | None = None) -> dict:
@@ -122,8 +120,8 @@ def main(argv: list[str] | None = None) -> dict:
         parser.error("--init-from works with the SB3 trainer only")
     requested = args.timesteps or (extra.get("total_timesteps") if args.resume else None) \
         or config["total_timesteps"]
-    rollout = _rollout_size(config)
-    total = -(-int(requested) // rollout) * rollout
+    rollout = rollout_size(config)
+    total = whole_rollouts(config, requested)
     if total != requested:
         print(f"training runs in whole rollouts of {rollout:,} steps: {requested:,} requested, "
               f"{total:,} to run")
