@@ -269,3 +269,32 @@ def reroll(rng, dice: np.ndarray, holds, rows: np.ndarray | None = None):
     mixed = np.where(HOLD_POSITIONS[holds], dice, fresh)
     roll = ROLL_INDEX_BY_CODE[dice_code(mixed)].astype(np.int64)
     return ROLLS[roll], roll
+
+
+# One game at a time: the tables above as Python tuples, for the single envs' scalar paths.
+#: the sorted dice of each roll index, as tuples of ints
+ROLL_TUPLES: tuple[tuple[int, ...], ...] = tuple(tuple(r) for r in ROLLS.tolist())
+_INDEX_BY_CODE_LIST: list[int] = ROLL_INDEX_BY_CODE.tolist()
+_ROW_ZERO = np.zeros(1, dtype=np.int64)
+
+
+def draw_five(source, row: int = 0) -> list[int]:
+    """Five fresh faces for one game, as a list of ints: the draw :func:`draw_faces` makes
+    for that game alone (the same generator call; for a :class:`DiceStream`, ``row`` names
+    the game)."""
+    return draw_faces(source, _ROW_ZERO if row == 0 else np.array([row]))[0].tolist()
+
+
+def reroll_one(rng, dice, hold: int, row: int = 0) -> tuple[tuple[int, ...], int]:
+    """:func:`reroll` for one game: ``dice`` the five sorted faces, ``hold`` a bitmask,
+    ``row`` the game's row for a :class:`DiceStream`.
+
+    Returns ``(sorted dice, roll index)`` as Python ints; draws exactly what ``reroll`` draws
+    for that game, so both see the same dice from the same generator.
+    """
+    fresh = draw_five(rng, row)
+    code = 0
+    for i in range(N_DICE):
+        code = code * N_FACES + (dice[i] if hold >> i & 1 else fresh[i])
+    roll = _INDEX_BY_CODE_LIST[code - _CODE_OFFSET]
+    return ROLL_TUPLES[roll], roll

@@ -27,9 +27,10 @@ from dice_env.fivethousand import game as G
 from dice_env.fivethousand import rules as R
 from dice_env.fivethousand.base import RESET_OPTIONS, make_rules
 from dice_env.fivethousand.env import MAX_PLAYERS, MIN_PLAYERS
-from dice_env.fivethousand.observation import encode_observation, observation_size
+from dice_env.fivethousand.observation import encode_observation_one, observation_size
 from dice_env.fivethousand.render import render_game
 from dice_env.fivethousand.rules import FiveThousandRules
+from dice_env.fivethousand.single import FiveThousandGame
 from dice_env.fivethousand.state import state_from_dict, state_to_dict
 
 
@@ -132,9 +133,15 @@ class FiveThousandAECEnv(AECEnv):
         self.action_spaces = {a: spaces.Discrete(self.rules.n_actions)
                               for a in self.possible_agents}
         self.np_random: np.random.Generator | None = None
-        self._state = G.FiveThousandState.empty(1, self.num_players)
-        self._mask = np.zeros(self.rules.n_actions, dtype=bool)
+        # one game at a time in Python (dice_env.fivethousand.single), as the single envs
+        self._game = FiveThousandGame(self.rules, self.num_players)
+        self._mask = [0] * self.rules.n_actions
         self._last_events: list[dict] = []
+
+    @property
+    def _state(self) -> G.FiveThousandState:
+        """The game as a batch of one of the batched core (a copy)."""
+        return self._game.to_state()
 
     # -- spaces ----------------------------------------------------------------------------
     def observation_space(self, agent: str) -> gymnasium.spaces.Space:
@@ -145,16 +152,18 @@ class FiveThousandAECEnv(AECEnv):
 
     # -- API -------------------------------------------------------------------------------
     def observe(self, agent: str) -> dict:
-        seat = self._seat[agent]
-        obs = encode_observation(self.rules, self._state, seat, self.max_turns)[0]
-        mask = np.zeros(self.rules.n_actions, dtype=np.int8)
+        g = self._game
+        obs = encode_observation_one(self.rules, g.scores, g.current, g.turn_total, g.roll,
+                                     g.turns, g.winner, self._seat[agent], self.max_turns)
         if agent == self.agent_selection:
-            mask[:] = self._mask
+            mask = np.array(self._mask, dtype=np.int8)
+        else:
+            mask = np.zeros(self.rules.n_actions, dtype=np.int8)
         return {"observation": obs, "action_mask": mask}
 
     def action_masks(self) -> np.ndarray:
         """Bool mask of the legal actions of the agent to move."""
-        return self._mask.copy()
+        return np.array(self._mask, dtype=bool)
 
     def get_state(self) -> dict:
         """The game as a JSON-serialisable dict (see :mod:`dice_env.fivethousand.state`)."""
@@ -169,13 +178,11 @@ class FiveThousandAECEnv(AECEnv):
             self.np_random, _ = gymnasium.utils.seeding.np_random(seed)
         events: list[dict] = []
         if restored is not None:
-            self._state = restored
+            self._game.load(restored)
         else:
-            self._state = G.FiveThousandState.empty(1, self.num_players)
-            opening = G.start_games(self.rules, self._state, np.ones(1, dtype=bool),
-                                    self.np_random)
+            opening = self._game.start(self.np_random)
             events = [{"type": "bust", "player": i % self.num_players, "lost": 0,
-                       "dice": None, "opening": True} for i in range(int(opening[0]))]
+                       "dice": None, "opening": True} for i in range(opening)]
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
@@ -184,8 +191,8 @@ class FiveThousandAECEnv(AECEnv):
         self._pending_events = {a: [dict(e) for e in events] for a in self.agents}
         self.infos = {a: {"events": [dict(e) for e in events]} for a in self.agents}
         self._last_events = events
-        self.agent_selection = self.possible_agents[int(self._state.current[0])]
-        self._mask = G.action_mask(self.rules, self._state)[0]
+        self.agent_selection = self.possible_agents[self._game.current]
+        self._mask = self._game.action_mask()
         if self.render_mode == "human":
             self.render()
 
@@ -203,34 +210,32 @@ class FiveThousandAECEnv(AECEnv):
         if not legal:
             self._illegal(agent, action, a)
             return
-        record = G.step_games(self.rules, self._state, np.array([a]), self.np_random)
-        events = G.step_events(record, 0)
+        events = self._game.step(a, self.np_random)
         self._last_events = events
         for other in self.agents:
             self._pending_events[other].extend(dict(e) for e in events)
         self._pending_events[agent] = [dict(e) for e in events]
-        winner = int(self._state.winner[0])
+        winner = self._game.winner
         if winner >= 0:
             for other in self.agents:
                 self.rewards[other] = 1.0 if self._seat[other] == winner else -1.0
                 self.terminations[other] = True
-        elif self.max_turns is not None and self._state.turns[0].min() >= self.max_turns:
+        elif self.max_turns is not None and min(self._game.turns) >= self.max_turns:
             for other in self.agents:
                 self.truncations[other] = True
         self.infos = {o: {"events": list(self._pending_events[o])} for o in self.agents}
         if winner < 0:
-            self.agent_selection = self.possible_agents[int(self._state.current[0])]
-        self._mask = G.action_mask(self.rules, self._state)[0]
+            self.agent_selection = self.possible_agents[self._game.current]
+        self._mask = self._game.action_mask()
         if self.truncations[agent]:
-            self._mask[:] = False
+            self._mask = [0] * self.rules.n_actions
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 
     def _illegal(self, agent: str, action: Any, a: int | None) -> None:
-        legal = np.flatnonzero(self._mask).tolist()
-        n = int(R.ROLL_SIZE[self._state.roll[0]])
-        dice = self._state.dice[0, :n].tolist()
+        legal = [x for x, ok in enumerate(self._mask) if ok]
+        dice = self._game.thrown_dice()
         if a is None:
             what, why = describe_non_action(action, self.rules.n_actions), ""
         else:
@@ -247,7 +252,7 @@ class FiveThousandAECEnv(AECEnv):
         if self.illegal_action == "terminate":
             for other in self.agents:
                 self.terminations[other] = True
-            self._mask = np.zeros_like(self._mask)
+            self._mask = [0] * self.rules.n_actions
         self._accumulate_rewards()
 
     def render(self) -> str | None:

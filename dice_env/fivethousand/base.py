@@ -20,9 +20,10 @@ from dice_env.errors import (
 )
 from dice_env.fivethousand import game as G
 from dice_env.fivethousand import rules as R
-from dice_env.fivethousand.observation import encode_observation, observation_size
+from dice_env.fivethousand.observation import encode_observation_one, observation_size
 from dice_env.fivethousand.render import render_game
 from dice_env.fivethousand.rules import FiveThousandRules
+from dice_env.fivethousand.single import FiveThousandGame
 from dice_env.fivethousand.state import state_from_dict, state_to_dict
 
 RESET_OPTIONS = ("state",)
@@ -74,8 +75,10 @@ class FiveThousandBaseEnv(gym.Env):
         self.observation_space = spaces.Box(0.0, 1.0, (observation_size(self.num_players),),
                                             dtype=np.float32)
         self.agent_seat = 0
-        self._state = G.FiveThousandState.empty(1, self.num_players)
-        self._mask = np.zeros(self.rules.n_actions, dtype=bool)
+        # The game runs one decision at a time in Python (dice_env.fivethousand.single): the
+        # batched core's numpy calls cost more than the game itself for a batch of one.
+        self._game = FiveThousandGame(self.rules, self.num_players)
+        self._mask = [0] * self.rules.n_actions
         self._events: list[dict] = []
         self._carried_turns = 0
         self._done = True
@@ -100,41 +103,51 @@ class FiveThousandBaseEnv(gym.Env):
                 for i in range(self.num_players)]
 
     # -- internals -----------------------------------------------------------------------
+    @property
+    def _state(self) -> G.FiveThousandState:
+        """The game as a batch of one of the batched core (a copy)."""
+        return self._game.to_state()
+
     def _refresh(self) -> None:
-        self._mask = G.action_mask(self.rules, self._state)[0]
+        self._mask = self._game.action_mask()
+
+    def _observe(self, seat: int) -> np.ndarray:
+        """The observation of the game from ``seat``."""
+        g = self._game
+        return encode_observation_one(self.rules, g.scores, g.current, g.turn_total, g.roll,
+                                      g.turns, g.winner, seat, self.max_turns)
 
     def _observation(self) -> np.ndarray:
-        return encode_observation(self.rules, self._state, self.agent_seat, self.max_turns)[0]
+        return self._observe(self.agent_seat)
 
     def _agent_turns(self) -> int:
-        return int(self._state.turns[0, self.agent_seat])
+        return self._game.turns[self.agent_seat]
 
     def _info(self, events: list[dict]) -> dict:
-        s = self._state
+        g = self._game
         info = {
-            "action_mask": self._mask.astype(np.int8),
+            "action_mask": np.array(self._mask, dtype=np.int8),
             "events": [dict(e) for e in events],
-            "scores": [int(x) for x in s.scores[0]],
+            "scores": list(g.scores),
             "agent_seat": int(self.agent_seat),
             "turns": self._agent_turns(),
         }
-        if s.finished()[0]:
-            info["winner"] = int(s.winner[0])
+        if g.finished():
+            info["winner"] = g.winner
         return info
 
     # -- public API ----------------------------------------------------------------------
     def action_masks(self) -> np.ndarray:
         """Bool mask of the legal actions (sb3-contrib's MaskablePPO calls this)."""
-        return self._mask.copy()
+        return np.array(self._mask, dtype=bool)
 
     def legal_actions(self) -> list[int]:
         """The legal actions, as a list of ints."""
-        return np.flatnonzero(self._mask).tolist()
+        return [a for a, ok in enumerate(self._mask) if ok]
 
     def describe_action(self, action: int) -> str:
         """A short description of an action in the current state, e.g. ``1 (bank)``."""
-        n = int(R.ROLL_SIZE[self._state.roll[0]])
-        return R.describe_action(self.rules, action, self._state.dice[0, :n].tolist())
+        return R.describe_action(self.rules, action, self._game.thrown_dice())
 
     def get_state(self) -> dict:
         """The game as a JSON-serialisable dict (see :mod:`dice_env.fivethousand.state`)."""
@@ -154,7 +167,8 @@ class FiveThousandBaseEnv(gym.Env):
         events: list[dict] = []
         self._carried_turns = 0  # turns that ended inside reset (opening busts), see solo
         if restored is not None:
-            self._state, self.agent_seat = restored, int(restored.current[0])
+            self._game.load(restored)
+            self.agent_seat = int(restored.current[0])
         else:
             events = self._new_game()
         self._done = False
@@ -173,11 +187,10 @@ class FiveThousandBaseEnv(gym.Env):
         if a is None or not self._mask[a]:
             return self._illegal(action, a)
         turns_before = self._agent_turns()
-        record = G.step_games(self.rules, self._state, np.array([a]), self.np_random)
-        events = G.step_events(record, 0)
+        events = self._game.step(a, self.np_random)
         self._after_agent(events)
         self._refresh()
-        terminated = bool(self._state.finished()[0])
+        terminated = self._game.finished()
         reward = self._reward(turns_before)
         truncated = not terminated and self._out_of_time()
         self._done = terminated or truncated

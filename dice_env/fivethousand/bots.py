@@ -14,8 +14,9 @@ from typing import Any
 
 import numpy as np
 
+from dice_env.dice import KEEP_INDEX_BY_COUNTS_CODE
 from dice_env.fivethousand import rules as R
-from dice_env.fivethousand.observation import decode_observation
+from dice_env.fivethousand.observation import decode_observation, num_players_of
 from dice_env.fivethousand.rules import FiveThousandRules
 from dice_env.random_player import RandomPlayer
 
@@ -81,8 +82,45 @@ class ThresholdBot:
         return f"ThresholdBot(thresholds={self.thresholds[1:].tolist()})"
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        """The bot's action for one observation and mask."""
-        return int(self.act_batch(np.asarray(observation)[None], np.asarray(action_mask)[None])[0])
+        """The bot's action for one observation and mask: :meth:`act_batch`'s choice, worked
+        out for one game in plain Python (the single envs ask for it at every opponent
+        decision)."""
+        o = np.asarray(observation).tolist()
+        mask = np.asarray(action_mask).tolist()
+        target = self.rules.target
+
+        def points(x: float) -> int:  # decode_observation's points, for one entry
+            return round(x * target / 50.0) * 50
+
+        b = 3 * num_players_of(len(o))
+        need = target - points(o[0])
+        limit = int(self.thresholds[min(max(round(o[b + 10] * 5), 0), R.N_DICE)])
+        if not self.rules.choose_scoring_dice:
+            total = points(o[b + 2])
+            bank = mask[R.BANK] and total <= need and (total == need or total >= limit)
+            action = R.BANK if bank else R.ROLL
+        else:
+            code = sum(round(o[b + 4 + f] * 5) * 6**f for f in range(6))
+            roll = int(KEEP_INDEX_BY_COUNTS_CODE[code])
+            before = points(o[b])
+            win = good = best = -1  # the first exact win; the first largest good bank
+            for m, pts in enumerate(R.SETASIDE_POINTS[roll].tolist()):
+                total = before + pts
+                if not mask[2 * m + R.BANK] or total > need:
+                    continue
+                if total == need and win < 0:
+                    win = m
+                if total >= limit and total > best:
+                    good, best = m, total
+            if win >= 0:
+                action = 2 * win + R.BANK
+            elif good >= 0:
+                action = 2 * good + R.BANK
+            else:
+                action = 2 * int(R.ROLL_SCORING_MASK[roll]) + R.ROLL
+        if mask[action]:
+            return action
+        return next((a for a, ok in enumerate(mask) if ok), 0)  # act_batch's argmax
 
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """One action per row of ``observations`` ``(N, obs_dim)`` and ``masks``."""

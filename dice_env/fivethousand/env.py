@@ -7,10 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from dice_env.fivethousand import game as G
 from dice_env.fivethousand.base import FiveThousandBaseEnv
 from dice_env.fivethousand.bots import ThresholdBot, as_policy
-from dice_env.fivethousand.observation import encode_observation
 from dice_env.fivethousand.rules import FiveThousandRules
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 8
@@ -184,25 +182,22 @@ class FiveThousandEnv(FiveThousandBaseEnv):
                 self.agent_seat = int(self.np_random.integers(self.num_players))
             else:
                 self.agent_seat = int(self.agent_seat_option)
-            self._state = G.FiveThousandState.empty(1, self.num_players)
-            opening = G.start_games(self.rules, self._state, np.ones(1, dtype=bool),
-                                    self.np_random)
+            opening = self._game.start(self.np_random)
             events = [{"type": "bust", "player": i % self.num_players, "lost": 0,
-                       "dice": None, "opening": True} for i in range(int(opening[0]))]
+                       "dice": None, "opening": True} for i in range(opening)]
             self._after_agent(events)
-            if not self._state.finished()[0]:
+            if not self._game.finished():
                 return events
         raise RuntimeError("the opponents kept finishing the game before the agent's first "
                            "decision")  # pragma: no cover
 
     def _after_agent(self, events: list[dict]) -> None:
-        s = self._state
-        while not s.finished()[0] and int(s.current[0]) != self.agent_seat:
-            seat = int(s.current[0])
-            obs = encode_observation(self.rules, s, seat, self.max_turns)[0]
-            mask = G.action_mask(self.rules, s)[0]
+        g = self._game
+        while g.winner < 0 and g.current != self.agent_seat:
+            seat = g.current
+            mask = g.action_mask()
             k = self._opponent_of(seat)
-            action = self._policies[k](obs, mask.astype(np.int8))
+            action = self._policies[k](self._observe(seat), np.array(mask, dtype=np.int8))
             try:
                 a = int(action)
             except (TypeError, ValueError, OverflowError):  # e.g. None, "x", inf
@@ -210,12 +205,11 @@ class FiveThousandEnv(FiveThousandBaseEnv):
             if not 0 <= a < len(mask) or not mask[a]:
                 raise RuntimeError(f"opponent {k} ({self.opponents[k]!r}, seat {seat}) chose "
                                    f"the illegal action {action!r}; legal: "
-                                   f"{np.flatnonzero(mask).tolist()}")
-            record = G.step_games(self.rules, s, np.array([a]), self.np_random)
-            events.extend(G.step_events(record, 0))
+                                   f"{[x for x, ok in enumerate(mask) if ok]}")
+            events.extend(g.step(a, self.np_random))
 
     def _reward(self, turns_before: int) -> float:
-        winner = int(self._state.winner[0])
+        winner = self._game.winner
         if winner < 0:
             return 0.0
         return 1.0 if winner == self.agent_seat else -1.0

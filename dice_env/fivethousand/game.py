@@ -4,11 +4,12 @@
 either finished or waiting for a decision of its player to move after a roll that scored:
 busts are not decisions, so the transitions throw on (the next player's opening throw) until
 each game reaches a decision again.  :func:`start_games`, :func:`action_mask` and
-:func:`step_games` are the transition logic of the single-agent envs and the AEC env; all the
-scoring is in :mod:`dice_env.fivethousand.rules`.  The batched vector env
-(:mod:`dice_env.fivethousand.vector`) runs the same turn bookkeeping as numba kernels for speed
-(scoring, bank legality and bank resolution still come from the rules module); the die-for-die
-tests in ``tests/test_fivethousand_vector.py`` keep the two identical.
+:func:`step_games` are the transition logic; all the scoring is in
+:mod:`dice_env.fivethousand.rules`.  For speed, the single-agent envs and the AEC env play one
+game at a time in plain Python (:mod:`dice_env.fivethousand.single`) and the batched vector env
+(:mod:`dice_env.fivethousand.vector`) runs the same turn bookkeeping as numba kernels (both read
+scoring, bank legality and bank resolution from the rules module); the die-for-die tests in
+``tests/test_single_games.py`` and ``tests/test_fivethousand_vector.py`` keep them identical.
 """
 
 from __future__ import annotations

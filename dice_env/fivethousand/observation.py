@@ -115,6 +115,47 @@ def encode_observation(rules: FiveThousandRules, state: FiveThousandState, seat,
     return obs
 
 
+_ROLL_POINTS = tuple(R.ROLL_POINTS.tolist())
+
+
+@cache
+def _roll_feature_lists(rules: FiveThousandRules) -> tuple[list[float], ...]:
+    """:func:`_roll_features` as Python lists of float32 values, one per roll."""
+    return tuple(_roll_features(rules).tolist())
+
+
+def encode_observation_one(rules: FiveThousandRules, scores: list[int], current: int,
+                           turn_total: int, roll: int, turns: list[int], winner: int, seat: int,
+                           max_turns: int | None = None) -> np.ndarray:
+    """:func:`encode_observation` of one game given as Python values (the fields of
+    :class:`FiveThousandState`, one game), from ``seat``: ``(3P + 14,)`` float32, equal to it
+    bit for bit."""
+    p = len(scores)
+    target = rules.target
+    rel = scores[seat:] + scores[:seat]  # turn order from the observer
+    values = [s / target if s < target else 1.0 for s in rel]  # min(score / target, 1)
+    values += [1.0 if s > 0 else 0.0 for s in rel]
+    to_move = [0.0] * p
+    if winner < 0:
+        to_move[(current - seat) % p] = 1.0
+        values += to_move
+        f = _roll_feature_lists(rules)[roll]
+        points = _ROLL_POINTS[roll]
+        total = turn_total + points
+        score_now = scores[current]
+        values.append(turn_total / target if turn_total < target else 1.0)
+        values.append(f[1])
+        values.append(total / target if total < target else 1.0)
+        values += f[3:11]
+        values.append(1.0 if points > 0 and R.bank_allowed(rules, score_now, total) else 0.0)
+        values.append(1.0 if score_now + total > target else 0.0)
+    else:
+        values += to_move
+        values += [0.0] * 13
+    values.append(min(turns[seat] / max_turns, 1.0) if max_turns else 0.0)
+    return np.array(values, dtype=np.float32)
+
+
 _COUNT_CODE_WEIGHTS = 6 ** np.arange(6)
 
 

@@ -28,7 +28,11 @@ slots of dice not thrown (``[1, 5, 6, 0, 0]`` is a throw of three dice).
 :func:`dice_left_after`, :func:`bank_allowed`, :func:`resolve_bank`, :func:`gift_receiver`,
 :func:`legal_action_mask`, :func:`decode_actions`; for solvers :func:`outcome_distribution`
 (the exact distribution of ``(points, scoring dice)`` for ``n`` dice thrown, bust included) and
-:func:`throw_distribution` (per multiset, for ``choose_scoring_dice``).
+:func:`throw_distribution` (per multiset, for ``choose_scoring_dice``).  One game at a time
+(the single envs' fast path): :func:`bank_allowed` on two ints, :func:`resolve_bank_one`.  The
+bank rule itself is written once, for one game, in :func:`bank_one` and
+:func:`gift_receiver_one`: plain Python for one game, compiled by numba for the batched
+:func:`resolve_bank` and :func:`gift_receiver`.
 
 **Actions.**  Literal rules (``choose_scoring_dice=False``): ``Discrete(2)``, :data:`ROLL` (0)
 rolls the non-scoring dice on (all five after hot dice), :data:`BANK` (1) banks.  With
@@ -44,7 +48,9 @@ from dataclasses import asdict, dataclass
 from functools import cache
 from math import factorial
 
+import numba
 import numpy as np
+from numba.extending import register_jitable
 
 from dice_env import dice as D
 
@@ -285,12 +291,13 @@ def bank_allowed(rules: FiveThousandRules, score, turn_total) -> np.ndarray:
 
     Something to bank, no total ending in 50, at least ``entry`` to enter and at least 100
     once entered.  A bank that would overshoot the target is allowed (it gifts, see
-    :func:`resolve_bank`).
+    :func:`resolve_bank`).  Two Python ints (one game) give a ``bool``.
     """
-    score = np.asarray(score)
-    tt = np.asarray(turn_total)
-    need = np.where(score > 0, 100, max(rules.entry, 100))
-    return (tt >= need) & (tt % 100 == 0)
+    if not (isinstance(score, int) and isinstance(turn_total, int)):
+        score, turn_total = np.asarray(score), np.asarray(turn_total)
+    entry = max(rules.entry, 100)
+    need = entry - (score > 0) * (entry - 100)  # 100 once entered
+    return (turn_total >= need) & (turn_total % 100 == 0)
 
 
 def bank_refusal(rules: FiveThousandRules, score: int, turn_total: int) -> str | None:
@@ -307,23 +314,39 @@ def bank_refusal(rules: FiveThousandRules, score: int, turn_total: int) -> str |
     return None
 
 
+@register_jitable
+def gift_receiver_one(scores, banker: int) -> int:
+    """:func:`gift_receiver` of one game: ``scores`` a sequence of ints (or a numpy row).
+
+    Plain Python; numba compiles the same function for the batched :func:`gift_receiver`.
+    """
+    p = len(scores)
+    best = -1
+    for k in range(1, p):  # turn order after the banker: the first lowest one keeps the gift
+        q = (banker + k) % p
+        if scores[q] > 0 and (best < 0 or scores[q] < scores[best]):
+            best = q
+    return best
+
+
+@numba.njit(cache=True, nogil=True)
+def _gift_receiver_rows(scores, banker, out):  # pragma: no cover (compiled)
+    for i in range(scores.shape[0]):
+        out[i] = gift_receiver_one(scores[i], banker[i])
+
+
 def gift_receiver(rules: FiveThousandRules, scores, banker) -> np.ndarray:
     """Who receives an overshooting bank's points: ``(N,)`` seats, ``-1`` if nobody.
 
     The *other* player with the lowest score among the entered ones (score > 0, so at least
     ``entry``); ties go to the first such player after the banker in turn order.
     """
-    scores = np.atleast_2d(np.asarray(scores, dtype=np.int64))
-    banker = np.atleast_1d(np.asarray(banker, dtype=np.int64))
-    n, p = scores.shape
-    if p == 1:
-        return np.full(n, -1, dtype=np.int64)
-    seats = (banker[:, None] + 1 + np.arange(p - 1)[None, :]) % p  # turn order after banker
-    s = np.take_along_axis(scores, seats, axis=1)
-    key = np.where(s > 0, s, np.iinfo(np.int64).max)
-    first = np.argmin(key, axis=1)  # argmin returns the first minimum: the tie-break
-    found = key[np.arange(n), first] != np.iinfo(np.int64).max
-    return np.where(found, seats[np.arange(n), first], -1)
+    scores = np.ascontiguousarray(np.atleast_2d(np.asarray(scores, dtype=np.int64)))
+    banker = np.ascontiguousarray(np.broadcast_to(np.asarray(banker, dtype=np.int64),
+                                                  (len(scores),)))
+    out = np.empty(len(scores), dtype=np.int64)
+    _gift_receiver_rows(scores, banker, out)
+    return out
 
 
 @dataclass
@@ -349,6 +372,60 @@ class BankOutcome:
     winner: np.ndarray
 
 
+@register_jitable
+def bank_one(target: int, scores, banker: int, points: int, new_scores, bumped):
+    """The bank of ``points`` by ``banker`` in one game: the rule of :func:`resolve_bank`.
+
+    ``scores`` is read; ``new_scores`` (the scores after the bank) and ``bumped`` (bools) are
+    written, one entry per seat.  Returns ``(outcome, receiver, winner)`` as in
+    :class:`BankOutcome`.  Plain Python over sequences (the single envs' fast path,
+    :func:`resolve_bank_one`); numba compiles the same function for the batched
+    :func:`resolve_bank`, so the rule is written once.
+    """
+    p = len(scores)
+    for q in range(p):
+        new_scores[q] = scores[q]
+        bumped[q] = False
+    own = scores[banker] + points
+    if own <= target:  # the banker takes it; every other player on that score is bumped
+        new_scores[banker] = own
+        for q in range(p):
+            if q != banker and scores[q] == own:
+                new_scores[q] = 0
+                bumped[q] = True
+        return BANKED, -1, banker if own == target else -1
+    receiver = gift_receiver_one(scores, banker)  # an overshoot: a gift, which bumps nobody
+    if receiver < 0:
+        return GIFT_LOST_NO_RECEIVER, -1, -1
+    gift = scores[receiver] + points
+    if gift > target:
+        return GIFT_LOST_OVERSHOOT, receiver, -1
+    new_scores[receiver] = gift
+    return GIFTED, receiver, receiver if gift == target else -1
+
+
+def resolve_bank_one(rules: FiveThousandRules, scores: list[int], banker: int,
+                     points: int) -> tuple[list[int], int, int, list[bool], int]:
+    """:func:`resolve_bank` of one game in Python values: ``(scores after, outcome, receiver,
+    bumped, winner)`` (see :class:`BankOutcome`); ``scores`` is not changed."""
+    new_scores = list(scores)
+    bumped = [False] * len(scores)
+    outcome, receiver, winner = bank_one(rules.target, scores, banker, points, new_scores,
+                                         bumped)
+    return new_scores, outcome, receiver, bumped, winner
+
+
+@numba.njit(cache=True, nogil=True)
+def _resolve_rows(target, scores, banker, points, banking, new_scores, outcome, receiver,
+                  bumped, winner):  # pragma: no cover (compiled)
+    for i in range(scores.shape[0]):
+        if banking[i]:
+            outcome[i], receiver[i], winner[i] = bank_one(target, scores[i], banker[i],
+                                                          points[i], new_scores[i], bumped[i])
+        else:
+            new_scores[i, :] = scores[i, :]
+
+
 def resolve_bank(rules: FiveThousandRules, scores, banker, points, banking=None) -> BankOutcome:
     """Apply banks of ``points`` by ``banker`` to ``scores`` (pure: returns new arrays).
 
@@ -360,52 +437,24 @@ def resolve_bank(rules: FiveThousandRules, scores, banker, points, banking=None)
       gift bumps nobody.
 
     Legality (:func:`bank_allowed`) is the caller's job.  ``banking`` (``(N,)`` bool) selects
-    the rows that bank; other rows are returned unchanged.
+    the rows that bank; other rows are returned unchanged.  Each row is :func:`bank_one`.
     """
-    scores = np.atleast_2d(np.asarray(scores, dtype=np.int64))
+    scores = np.ascontiguousarray(np.atleast_2d(np.asarray(scores, dtype=np.int64)))
     n, p = scores.shape
-    banker = np.atleast_1d(np.asarray(banker, dtype=np.int64))
-    points = np.atleast_1d(np.asarray(points, dtype=np.int64))
-    banking = np.ones(n, dtype=bool) if banking is None else np.asarray(banking, dtype=bool)
-    rows = np.arange(n)
-    target = rules.target
-    if not banking.any():
-        nobody = np.full(n, -1, dtype=np.int64)
-        return BankOutcome(scores.copy(), np.full(n, NO_BANK, dtype=np.int64), nobody,
-                           np.zeros((n, p), dtype=bool), np.zeros((n, p), dtype=np.int64),
-                           nobody.copy())
 
-    new = scores.copy()
-    own = scores[rows, banker] + points
-    fits = banking & (own <= target)
-    over = banking & ~fits
+    def rows(values, dtype):
+        return np.ascontiguousarray(np.broadcast_to(np.asarray(values, dtype=dtype), (n,)))
+
+    banker, points = rows(banker, np.int64), rows(points, np.int64)
+    banking = np.ones(n, dtype=bool) if banking is None else rows(banking, bool)
+    new = np.empty_like(scores)
     outcome = np.full(n, NO_BANK, dtype=np.int64)
-    winner = np.full(n, -1, dtype=np.int64)
     receiver = np.full(n, -1, dtype=np.int64)
     bumped = np.zeros((n, p), dtype=bool)
-
-    if fits.any():  # a bank that fits: take it, bump every other player on the same score
-        new[rows[fits], banker[fits]] = own[fits]
-        others = np.arange(p)[None, :] != banker[:, None]
-        bumped = fits[:, None] & others & (scores == own[:, None])
-        new[bumped] = 0
-        outcome[fits] = BANKED
-        won = fits & (own == target)
-        winner[won] = banker[won]
-
-    if over.any():  # an overshoot: a gift to the lowest entered other player
-        receiver = np.where(over, gift_receiver(rules, scores, banker), -1)
-        has_receiver = receiver >= 0
-        recv_score = scores[rows, np.maximum(receiver, 0)] + points
-        gift_ok = over & has_receiver & (recv_score <= target)  # else it would overshoot
-        new[rows[gift_ok], receiver[gift_ok]] = recv_score[gift_ok]
-        outcome[gift_ok] = GIFTED
-        outcome[over & ~has_receiver] = GIFT_LOST_NO_RECEIVER
-        outcome[over & has_receiver & ~gift_ok] = GIFT_LOST_OVERSHOOT
-        gift_win = gift_ok & (recv_score == target)
-        winner[gift_win] = receiver[gift_win]
-    bumped_from = np.where(bumped, scores, 0)
-    return BankOutcome(new, outcome, receiver, bumped, bumped_from, winner)
+    winner = np.full(n, -1, dtype=np.int64)
+    _resolve_rows(rules.target, scores, banker, points, banking, new, outcome, receiver, bumped,
+                  winner)
+    return BankOutcome(new, outcome, receiver, bumped, np.where(bumped, scores, 0), winner)
 
 
 # --------------------------------------------------------------------------------------------

@@ -3,9 +3,6 @@ possible (a planning benchmark)."""
 
 from __future__ import annotations
 
-import numpy as np
-
-from dice_env.fivethousand import game as G
 from dice_env.fivethousand.base import FiveThousandBaseEnv
 from dice_env.fivethousand.rules import FiveThousandRules
 
@@ -85,9 +82,7 @@ class FiveThousandSoloEnv(FiveThousandBaseEnv):
 
     def _new_game(self) -> list[dict]:
         self.agent_seat = 0
-        self._state = G.FiveThousandState.empty(1, 1)
-        opening = G.start_games(self.rules, self._state, np.ones(1, dtype=bool), self.np_random)
-        self._carried_turns = int(opening[0])
+        self._carried_turns = self._game.start(self.np_random)
         return [{"type": "bust", "player": 0, "lost": 0, "dice": None, "opening": True}
                 for _ in range(self._carried_turns)]
 

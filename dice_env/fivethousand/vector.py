@@ -19,8 +19,9 @@ Where the game comes from (no scoring or bank rule is written a second time here
   pass the dice on after a bank or a bust) and the observation layout of
   :mod:`~dice_env.fivethousand.observation` run in small numba kernels over index arrays of
   the rows that move, because an opponent's turn is a dozen small rounds per step and numpy's
-  per-call cost would dominate them.  That bookkeeping is the one part written twice (here
-  and in ``game.py``); the tests hold the two to the same game, die for die.
+  per-call cost would dominate them.  That bookkeeping is the one part written more than once
+  (here, in ``game.py``, and for one game in ``single.py``); the tests hold them to the same
+  game, die for die.
 
 Random draws are numpy's and are the same calls as :func:`~.rules.throw_dice`
 (``integers(1, 7, size=(k, 5), dtype=int8)`` for the ``k`` games that throw), the agent's seat

@@ -26,19 +26,16 @@ from dice_env.errors import (
 )
 from dice_env.scorecard.env import describe_action
 from dice_env.scorecard.game import N_HOLD_ACTIONS
-from dice_env.scorecard.match import (
-    MatchState,
-    apply_match_actions,
-    check_num_players,
-    match_action_mask,
-    start_matches,
-    winners,
-)
+from dice_env.scorecard.match import MatchState, check_num_players, winners
 from dice_env.scorecard.match_env import check_reward, final_rewards
-from dice_env.scorecard.match_observation import encode_match_observation, match_observation_size
+from dice_env.scorecard.match_observation import (
+    encode_match_observation_one,
+    match_observation_size,
+)
 from dice_env.scorecard.match_render import render_match
 from dice_env.scorecard.match_state import match_state_from_dict, match_state_to_dict
 from dice_env.scorecard.rules import Rules, get_rules
+from dice_env.scorecard.single_match import ScorecardMatch
 
 RESET_OPTIONS = ("state",)
 
@@ -51,9 +48,9 @@ class ScorecardAECEnv(AECEnv):
     their own (docs/rules.md): ``player_i`` sits at seat ``i``; players take whole turns in seat
     order (``player_0`` opens every round), so the same agent acts several times in a row
     (each throw is a decision) and ``agent_selection`` moves on when it fills a box.  The match
-    ends when every card is full; the highest TOTAL wins.  Every roll and score goes through
-    the single-player rules core (:mod:`dice_env.scorecard.game`, one card per player, see
-    :mod:`dice_env.scorecard.match`).
+    ends when every card is full; the highest TOTAL wins.  The match is the one of
+    :mod:`dice_env.scorecard.match` (one card per player), played one game at a time in plain
+    Python (:mod:`dice_env.scorecard.single_match`) over the single-player rules.
 
     ## Action Space
     ``Discrete(32 + n_boxes)``, the encoding of ``dice_env/Penta-v0``: ``a < 32`` rerolls
@@ -141,8 +138,20 @@ class ScorecardAECEnv(AECEnv):
         }
         self.action_spaces = {a: spaces.Discrete(self.n_actions) for a in self.possible_agents}
         self.np_random: np.random.Generator | None = None
-        self._state = MatchState.empty(self.rules, 1, self.num_players)
-        self._mask = np.zeros(self.n_actions, dtype=bool)
+        # one match at a time in Python (dice_env.scorecard.single_match): the batched core's
+        # numpy calls cost more than the game itself for a batch of one
+        self._match = ScorecardMatch(self.rules, self.num_players)
+        self._refresh()
+
+    @property
+    def _state(self) -> MatchState:
+        """The match as a batch of one of the batched core (a copy)."""
+        return self._match.to_state()
+
+    def _refresh(self) -> None:
+        """Cache the options of the player to move and the legal actions."""
+        legal, self._points, self._bonus = self._match.mover.options()
+        self._mask = self._match.action_mask(legal, self.canonical_holds)
 
     # -- spaces ----------------------------------------------------------------------------
     def observation_space(self, agent: str) -> gymnasium.spaces.Space:
@@ -153,16 +162,18 @@ class ScorecardAECEnv(AECEnv):
 
     # -- API -------------------------------------------------------------------------------
     def observe(self, agent: str) -> dict:
-        seat = self._seat[agent]
-        obs = encode_match_observation(self.rules, self._state, np.array([seat]))[0]
-        mask = np.zeros(self.n_actions, dtype=np.int8)
+        m = self._match
+        obs = encode_match_observation_one(self.rules, m.cards, m.current, self._seat[agent],
+                                           self._points)
         if agent == self.agent_selection:
-            mask[:] = self._mask
+            mask = np.array(self._mask, dtype=np.int8)
+        else:
+            mask = np.zeros(self.n_actions, dtype=np.int8)
         return {"observation": obs, "action_mask": mask}
 
     def action_masks(self) -> np.ndarray:
         """Bool mask of the legal actions of the agent to move."""
-        return self._mask.copy()
+        return np.array(self._mask, dtype=bool)
 
     def get_state(self) -> dict:
         """The match as a JSON-serialisable dict (see :mod:`dice_env.scorecard.match_state`)."""
@@ -176,26 +187,25 @@ class ScorecardAECEnv(AECEnv):
         if seed is not None or self.np_random is None:
             self.np_random, _ = gymnasium.utils.seeding.np_random(seed)
         if restored is not None:
-            self._state = restored
+            self._match.load(restored)
         else:
-            self._state = MatchState.empty(self.rules, 1, self.num_players)
-            start_matches(self.rules, self._state, np.ones(1, dtype=bool), self.np_random)
+            self._match.start(self.np_random)
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
         self.infos = self._infos()
-        self.agent_selection = self.possible_agents[int(self._state.current[0])]
-        self._mask = match_action_mask(self.rules, self._state, self.canonical_holds)[0]
+        self.agent_selection = self.possible_agents[self._match.current]
+        self._refresh()
         if self.render_mode == "human":
             self.render()
 
     def _infos(self) -> dict[str, dict]:
-        scores = self._state.score_breakdowns(self.rules)
+        scores = [card.score_breakdown() for card in self._match.cards]
         extra = {}
-        if self._state.finished()[0]:
-            extra["winners"] = winners(self._state.totals(self.rules)[0])
+        if self._match.finished():
+            extra["winners"] = winners(np.array(self._match.totals()))
         return {a: {"scores": [dict(s) for s in scores], **extra} for a in self.agents}
 
     def step(self, action: Any) -> None:
@@ -212,24 +222,24 @@ class ScorecardAECEnv(AECEnv):
         if not legal:
             self._illegal(agent, action)
             return
-        apply_match_actions(self.rules, self._state, np.array([a]), self.np_random)
-        over = bool(self._state.finished()[0])
+        self._match.apply(a, self.np_random, self._points, self._bonus)
+        over = self._match.finished()
         if over:
-            final = final_rewards(self._state.totals(self.rules), self.reward)[0]
+            final = final_rewards(np.array([self._match.totals()]), self.reward)[0]
             for other in self.agents:
                 self.rewards[other] = float(final[self._seat[other]])
                 self.terminations[other] = True
         else:
-            self.agent_selection = self.possible_agents[int(self._state.current[0])]
+            self.agent_selection = self.possible_agents[self._match.current]
         self.infos = self._infos()
-        self._mask = match_action_mask(self.rules, self._state, self.canonical_holds)[0]
+        self._refresh()
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 
     def _illegal(self, agent: str, action: Any) -> None:
-        legal = np.flatnonzero(self._mask).tolist()
-        dice = self._state.cards.dice[self._state.mover_rows()[0]]
+        legal = [x for x, ok in enumerate(self._mask) if ok]
+        dice = self._match.mover.dice
         a = as_int(action)
         what = (describe_action(self.rules, a, dice) if a is not None
                 else describe_non_action(action, self.n_actions))
@@ -242,7 +252,7 @@ class ScorecardAECEnv(AECEnv):
         if self.illegal_action == "terminate":
             for other in self.agents:
                 self.terminations[other] = True
-            self._mask = np.zeros_like(self._mask)
+            self._mask = [0] * self.n_actions
         self._accumulate_rewards()
 
     def render(self) -> str | None:

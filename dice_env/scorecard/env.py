@@ -20,11 +20,12 @@ from dice_env.errors import (
 from dice_env.scorecard import game as G
 from dice_env.scorecard.observation import (
     check_observation_kind,
-    encode_observation,
+    encode_observation_one,
     observation_size,
 )
 from dice_env.scorecard.render import render_scorecard
 from dice_env.scorecard.rules import Rules, get_rules
+from dice_env.scorecard.single import ScorecardGame, as_arrays, must_scratch
 from dice_env.scorecard.state import state_from_dict, state_to_dict
 
 RESET_OPTIONS = ("state",)
@@ -165,42 +166,48 @@ class ScorecardEnv(ScorecardOptions, gym.Env):
                            observation)
         self.action_space = self.single_action_space
         self.observation_space = self.single_observation_space
-        self._state = G.ScorecardState.empty(self.rules, 1)
+        # The game runs one step at a time in Python (dice_env.scorecard.single): the batched
+        # core's numpy calls cost more than the game itself for a batch of one.
+        self._game = ScorecardGame(self.rules)
         self._steps = 0
         self._done = True
         self._refresh()
 
     # -- internals ---------------------------------------------------------------------
+    @property
+    def _state(self) -> G.ScorecardState:
+        """The game as a batch of one of the batched core (a copy)."""
+        return self._game.to_state()
+
     def _refresh(self) -> None:
         """Recompute the cached box options and mask of the current state."""
-        legal, points, bonus = G.box_options(self.rules, self._state)
-        self._box_legal, self._box_points, self._bonus = legal, points, bonus
-        self._mask = G.action_mask(self.rules, self._state, self.canonical_holds, legal)[0]
+        self._legal, self._points, self._bonus = self._game.options()
+        self._mask = self._game.action_mask(self._legal, self.canonical_holds)
 
     def _observation(self) -> np.ndarray:
-        s = self._state
-        return encode_observation(self.rules, s.dice, s.roll, s.rolls_left, s.open_boxes(),
-                                  self._box_points, s.upper_total, s.five_state(self.rules),
-                                  self.observation_kind)[0]
+        g = self._game
+        return encode_observation_one(self.rules, g.roll, g.rolls_left, g.open_boxes(),
+                                      self._points, g.upper_total, g.five_state(),
+                                      self.observation_kind)
 
     def _info(self) -> dict:
         info = {
-            "action_mask": self._mask.astype(np.int8),
-            "must_scratch": bool(G.must_scratch(self._box_legal, self._box_points)[0]),
-            "box_points": self._box_points[0].copy(),
+            "action_mask": np.array(self._mask, dtype=np.int8),
+            "must_scratch": must_scratch(self._legal, self._points),
+            "box_points": np.array(self._points, dtype=np.int64),
         }
-        if self._state.finished()[0]:
+        if self._game.finished():
             info["score"] = self.score_breakdown()
         return info
 
     # -- public API --------------------------------------------------------------------
     def score_breakdown(self) -> dict[str, int]:
         """Upper, upper bonus, lower, five-of-a-kind bonus and TOTAL of the scorecard so far."""
-        return {k: int(v[0]) for k, v in self._state.score_breakdown(self.rules).items()}
+        return self._game.score_breakdown()
 
     def action_masks(self) -> np.ndarray:
         """Bool mask of the legal actions (sb3-contrib's MaskablePPO calls this)."""
-        return self._mask.copy()
+        return np.array(self._mask, dtype=bool)
 
     def get_state(self) -> dict:
         """The game state as a JSON-serialisable dict (see :mod:`dice_env.scorecard.state`)."""
@@ -213,10 +220,9 @@ class ScorecardEnv(ScorecardOptions, gym.Env):
                     if options.get("state") is not None else None)
         super().reset(seed=seed)
         if restored is not None:
-            self._state = restored
+            self._game.load(restored)
         else:
-            self._state = G.ScorecardState.empty(self.rules, 1)
-            G.start_games(self.rules, self._state, np.ones(1, dtype=bool), self.np_random)
+            self._game.start(self.np_random)
         self._steps = 0
         self._done = False
         self._refresh()
@@ -231,24 +237,24 @@ class ScorecardEnv(ScorecardOptions, gym.Env):
         a = as_action(action, self.action_space.n)  # None unless an integer in range
         if a is None or not self._mask[a]:
             return self._illegal(action)
-        rewards, *_ = G.apply_actions(self.rules, self._state, np.array([a]), self.np_random,
-                                      options=(self._box_legal, self._box_points, self._bonus))
+        reward = self._game.apply(a, self.np_random, self._points, self._bonus)
         self._refresh()
-        terminated = bool(self._state.finished()[0])
+        terminated = self._game.finished()
         truncated = not terminated and self._steps >= self.max_steps
         self._done = terminated or truncated
         if self.render_mode == "human":
             self.render()
-        return self._observation(), float(rewards[0]), terminated, truncated, self._info()
+        return self._observation(), float(reward), terminated, truncated, self._info()
 
     def _illegal(self, action: Any):
-        legal = np.flatnonzero(self._mask).tolist()
+        legal = [x for x, ok in enumerate(self._mask) if ok]
+        dice = self._game.dice
         a = as_int(action)
-        what = (describe_action(self.rules, a, self._state.dice[0]) if a is not None
+        what = (describe_action(self.rules, a, dice) if a is not None
                 else describe_non_action(action, self.action_space.n))
         if self.illegal_action == "raise":
             self._steps -= 1
-            names = ", ".join(describe_action(self.rules, x, self._state.dice[0]) for x in legal)
+            names = ", ".join(describe_action(self.rules, x, dice) for x in legal)
             raise IllegalActionError(f"illegal action {what}; legal actions: {legal} ({names})")
         terminated = self.illegal_action == "terminate"
         truncated = not terminated and self._steps >= self.max_steps
@@ -263,7 +269,8 @@ class ScorecardEnv(ScorecardOptions, gym.Env):
             warn_unsupported_render_mode(self.unsupported_render_mode,
                                          self._supported_render_modes)
             return None
-        text = render_scorecard(self.rules, self._state, self._box_points, self._box_legal,
+        legal, points = as_arrays(self._legal, self._points)
+        text = render_scorecard(self.rules, self._state, points, legal,
                                 self.rules.five_kind_bonus)
         if self.render_mode == "human":
             print(text)

@@ -1,8 +1,10 @@
 """The scorecard game as pure batched state transitions (no Gymnasium here).
 
 :class:`ScorecardState` holds ``N`` games in numpy arrays; :func:`action_mask` and
-:func:`apply_actions` are the only transition logic, used by the single env (a batch of one)
-and the batched vector env alike.
+:func:`apply_actions` are the transition logic of the batched vector env, the multi-player
+match core and the solvers.  The single env and the AEC env play one game at a time in plain
+Python (:mod:`dice_env.scorecard.single`, the same bookkeeping over the same tables, for speed);
+``tests/test_single_games.py`` holds the two to the same game, die for die.
 
 Actions (``Discrete(32 + n_boxes)``): ``a < 32`` rerolls, holding die ``i`` of the sorted dice
 when bit ``i`` of ``a`` is set; ``32 + k`` scores the current roll in box ``k``.

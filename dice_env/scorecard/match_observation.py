@@ -36,13 +36,22 @@ they can still earn a five-of-a-kind bonus (the scores of single boxes add nothi
 from __future__ import annotations
 
 from functools import cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from dice_env.scorecard.game import OPEN
 from dice_env.scorecard.match import MatchState
-from dice_env.scorecard.observation import encode_observation, observation_size
+from dice_env.scorecard.observation import (
+    _one_game_tables,
+    encode_observation,
+    observation_size,
+    observation_values_one,
+)
 from dice_env.scorecard.rules import Rules, box_outcomes
+
+if TYPE_CHECKING:
+    from dice_env.scorecard.single import ScorecardGame
 
 #: Totals are divided by this (and capped at it) in the observation.
 TOTAL_SCALE = 1000.0
@@ -126,3 +135,31 @@ def encode_match_observation(rules: Rules, state: MatchState, seats: np.ndarray,
     blocks[..., 5:5 + b] = c.scores[rows] == OPEN
     obs[:, sl["opponents"]] = blocks.reshape(len(games), -1)
     return obs
+
+
+def encode_match_observation_one(rules: Rules, cards: list[ScorecardGame], current: int,
+                                 seat: int, mover_points: list[int] | None = None) -> np.ndarray:
+    """:func:`encode_match_observation` of one match given as Python values, from ``seat``:
+    ``cards`` the :class:`~dice_env.scorecard.single.ScorecardGame` of every seat, ``current``
+    the seat to move; ``mover_points`` the points of the mover's options when the caller has
+    them.  ``(match_observation_size,)`` float32, equal to it bit for bit."""
+    p = len(cards)
+    mover, own = cards[current], cards[seat]
+    if seat == current and mover_points is not None:
+        points = mover_points
+    else:
+        points = own.options(mover.roll)[1]
+    values = observation_values_one(rules, mover.roll, mover.rolls_left, own.open_boxes(),
+                                    points, own.upper_total, own.five_state())
+    finished = all(card.finished() for card in cards)
+    values.append(1.0 if seat == current and not finished else 0.0)
+    values.append(min(own.total(), TOTAL_SCALE) / TOTAL_SCALE)
+    upper, five_hot = _one_game_tables(rules)[3:5]
+    threshold = rules.upper_bonus_threshold
+    for k in range(1, p):
+        other = cards[(seat + k) % p]
+        values.append(min(other.total(), TOTAL_SCALE) / TOTAL_SCALE)
+        values.append(upper[min(other.upper_total, threshold)])
+        values += five_hot[other.five_state()]
+        values += [1.0 if o else 0.0 for o in other.open_boxes()]
+    return np.array(values, dtype=np.float32)

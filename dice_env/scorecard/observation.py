@@ -49,7 +49,7 @@ from functools import cache
 import numpy as np
 
 from dice_env import dice as D
-from dice_env.scorecard.rules import Rules
+from dice_env.scorecard.rules import Rules, ScoreTables
 
 
 @cache
@@ -117,6 +117,60 @@ def encode_observation(rules: Rules, dice: np.ndarray, roll: np.ndarray, rolls_l
     basic = s["turn"].stop
     if kind == "bonus":
         obs[:, basic:] = bonus_features(rules, obs[:, :basic])
+    return obs
+
+
+def _one_game_tables(rules: Rules) -> tuple:
+    """The entries of :func:`encode_observation` as Python lists of float32 values, indexed
+    by what they encode (built with the same numpy expressions, so they match it bit for bit):
+    roll features by roll, rolls-left one-hots by rerolls left, box-point entries by points
+    (capped at 50), upper progress by upper total (capped at the threshold), five-state
+    one-hots, and the turn entry by the number of open boxes."""
+    # cached by the rules' score tables: built once per Rules and hashed by identity, where
+    # hashing the Rules themselves would cost more than a step
+    return _one_game_tables_of(rules.tables)
+
+
+@cache
+def _one_game_tables_of(tables: ScoreTables) -> tuple:
+    rules = tables.rules
+    r, n, threshold = rules.rolls_per_turn, rules.n_boxes, rules.upper_bonus_threshold
+    points = np.empty(51, dtype=np.float32)
+    np.multiply(np.minimum(np.arange(51), 50), 1 / 50.0, out=points, casting="unsafe")
+    upper = np.minimum(np.arange(threshold + 1), threshold) / threshold
+    turn = (n - np.arange(n + 1)) / n
+    return (_ROLL_FEATURES.tolist(), np.eye(r, dtype=np.float32).tolist(), points.tolist(),
+            upper.astype(np.float32).tolist(), _EYE3.tolist(), turn.astype(np.float32).tolist())
+
+
+def observation_values_one(rules: Rules, roll: int, rolls_left: int, open_boxes: list[bool],
+                           box_points: list[int], upper_total: int, five_state: int) -> list[float]:
+    """The basic observation of one game given as Python values, as a list of float32 values
+    (``box_points`` as :func:`~dice_env.scorecard.rules.box_outcomes` gives them, 0 where not
+    legal): :func:`encode_observation`'s row, bit for bit once stored as float32."""
+    roll_features, rolls_left_hot, points, upper, five_hot, turn = _one_game_tables(rules)
+    return (roll_features[roll]
+            + rolls_left_hot[min(max(rolls_left, 0), rules.rolls_per_turn - 1)]
+            + [1.0 if o else 0.0 for o in open_boxes]
+            + [points[p if p < 50 else 50] for p in box_points]
+            + [upper[min(upper_total, rules.upper_bonus_threshold)]]
+            + five_hot[five_state]
+            + [turn[sum(open_boxes)]])
+
+
+def encode_observation_one(rules: Rules, roll: int, rolls_left: int, open_boxes: list[bool],
+                           box_points: list[int], upper_total: int, five_state: int,
+                           kind: str = "basic") -> np.ndarray:
+    """:func:`encode_observation` of one game given as Python values: ``(size,)`` float32,
+    equal to it bit for bit (see :func:`observation_values_one`)."""
+    values = observation_values_one(rules, roll, rolls_left, open_boxes, box_points,
+                                    upper_total, five_state)
+    if kind == "basic":
+        return np.array(values, dtype=np.float32)
+    obs = np.empty(observation_size(rules, kind), dtype=np.float32)
+    basic = len(values)
+    obs[:basic] = values
+    obs[basic:] = bonus_features(rules, obs[None, :basic])[0]
     return obs
 
 

@@ -1,9 +1,9 @@
 """A natively batched Gymnasium ``VectorEnv`` of the scorecard games.
 
 ``N`` games live in the numpy arrays of one :class:`~dice_env.scorecard.game.ScorecardState`
-and advance together through the same pure functions as the single env
-(:mod:`dice_env.scorecard.game`), so the two cannot drift apart.  A batch of one with the same
-seed reproduces the single env die for die.
+and advance together through the pure functions of :mod:`dice_env.scorecard.game`; the single
+env plays the same bookkeeping one game at a time (:mod:`dice_env.scorecard.single`).  A batch
+of one with the same seed reproduces the single env die for die (the tests hold them to it).
 """
 
 from __future__ import annotations
