@@ -15,7 +15,7 @@ MIN_PLAYERS, MAX_PLAYERS = 2, 8
 
 
 class FiveThousandEnv(FiveThousandBaseEnv):
-    """5000 (RULES.md section 3): one agent against ``num_players - 1`` bot opponents.
+    """5000 (docs/rules.md, section 2): one agent against ``num_players - 1`` bot opponents.
 
     ## Description
     Five dice; be the first to reach **exactly** ``target`` (5000) points.  Each turn the

@@ -76,9 +76,9 @@ class ScorecardEnv(ScorecardOptions, gym.Env):
 
     ## Description
     Five dice, a scorecard of ``n_boxes`` boxes (13 for Penta and Yahtzee, 15 for Dice Poker),
-    one box filled per turn, up to three throws per turn.  The rules are those of RULES.md,
-    including the upper bonus, the five-of-a-kind bonus and the Joker rule (enforced by the
-    action mask).  See :mod:`dice_env.scorecard.rules` for the knobs.
+    one box filled per turn, up to three throws per turn.  The rules are those of
+    docs/rules.md, including the upper bonus, the five-of-a-kind bonus and the Joker rule
+    (enforced by the action mask).  See :mod:`dice_env.scorecard.rules` for the knobs.
 
     ## Action Space
     ``Discrete(32 + n_boxes)``.  Action ``a < 32`` rerolls, holding die ``i`` of the sorted
