@@ -403,12 +403,47 @@ class LeanRun:
         self._shell = None
 
     @classmethod
-    def start(cls, run_dir: Path, config: dict, extra: dict, seed: int, total: int) -> LeanRun:
+    def start(cls, run_dir: Path, config: dict, extra: dict, seed: int, total: int,
+              init_from: Path | None = None) -> LeanRun:
+        """A new run; ``init_from`` (a ``.zip`` this trainer exported) continues that model's
+        training: its weights (a fresh optimizer), its step count, and its learning curve
+        (``<model>.eval.csv`` beside it, if there) as the start of this run's curve."""
         from agents.lean_ppo import LeanTrainer
 
         trainer = LeanTrainer(make_batched_env(config, seed), config, seed, total,
                               potential=shaping_potential(config))
-        return cls(run_dir, trainer, config, extra)
+        run = cls(run_dir, trainer, config, extra)
+        if init_from is not None:
+            run._init_from(Path(init_from))
+        return run
+
+    def _init_from(self, path: Path) -> None:
+        from sb3_contrib import MaskablePPO
+
+        states = rng_states()  # loading must not move the run's random streams
+        try:
+            model = MaskablePPO.load(path, device="cpu")
+            self.trainer.net.load_state_dict(model.policy.state_dict())
+        except (RuntimeError, ValueError, KeyError) as err:
+            raise ValueError(f"cannot start from {path}: its network does not fit this "
+                             f"config ({err})") from None
+        finally:
+            set_rng_states(states)
+        done = int(model.num_timesteps)
+        self.trainer.num_timesteps = done
+        self.extra["init_timesteps"] = done
+        curve = path.with_suffix(".eval.csv")
+        if curve.exists():
+            with curve.open(newline="") as fh:
+                rows = [{k: float(v) if k != "timesteps" else int(v) for k, v in row.items()}
+                        for row in csv.DictReader(fh)]
+            self.extra["history"] = [r for r in rows if r["timesteps"] <= done]
+            if self.extra["history"]:
+                self.extra["train_seconds"] = float(
+                    self.extra["history"][-1].get("train_seconds", 0.0))
+        every_eval = self.config["eval"]["every_timesteps"]
+        self.extra["next_eval"] = done + every_eval
+        self.extra["next_checkpoint"] = done + self.config["checkpoint_every_timesteps"]
 
     @classmethod
     def resume(cls, run_dir: Path) -> LeanRun:

@@ -50,25 +50,23 @@ def _fail(parser: argparse.ArgumentParser, message: str) -> None:
     raise SystemExit(2)
 
 
-def run_variant(game: str, name: str, overrides: list[str], timesteps: int, seed: int,
-                root: Path, max_minutes: float | None) -> dict | None:
-    """Train (or resume) one variant and measure it; ``None`` if it stopped early."""
-    import train
-
-    import agents
-    from agents.evaluation import optimality_gap
-
-    # the base config is part of the run's name: after the committed config changes, a
-    # variant is trained afresh instead of resuming or reusing a run of the old one
+def config_run_dir(root: Path, game: str, name: str, seed: int) -> Path:
+    """``root/<name>-seed<seed>-<digest>``: the base config's digest is part of the name, so
+    after the committed config changes a run is trained afresh instead of resumed or reused."""
     from agents.training import load_config
 
     digest = hashlib.sha256(json.dumps(load_config(game), sort_keys=True).encode()).hexdigest()
-    run_dir = root / f"{name}-seed{seed}-{digest[:8]}"
-    result_path = run_dir / "ablation.json"
-    if result_path.exists():
-        cached = json.loads(result_path.read_text())
-        if cached.get("timesteps") == timesteps and cached.get("overrides") == overrides:
-            return cached
+    return root / f"{name}-seed{seed}-{digest[:8]}"
+
+
+def train_run(game: str, run_dir: Path, overrides: list[str], timesteps: int, seed: int,
+              max_minutes: float | None, threads: int | None = None) -> tuple[dict, float] | None:
+    """Train (or resume) ``scripts/train.py``'s run in ``run_dir``: its summary and training
+    seconds, or ``None`` if it stopped before ``timesteps``."""
+    import train
+
+    from agents.training import read_checkpoint
+
     args = [game, "--seed", str(seed), "--timesteps", str(timesteps), "--run-dir",
             str(run_dir), "--no-progress"]
     if (run_dir / "checkpoint.pkl").exists():
@@ -78,14 +76,32 @@ def run_variant(game: str, name: str, overrides: list[str], timesteps: int, seed
             args += ["--set", o]
     if max_minutes:
         args += ["--max-minutes", str(max_minutes)]
+    if threads:
+        args += ["--threads", str(threads)]
     start = time.perf_counter()
     summary = train.main(args)
     if summary["timesteps"] < timesteps:
         return None
-    from agents.training import read_checkpoint
-
     extra = read_checkpoint(run_dir)["extra"]
-    train_seconds = extra.get("train_seconds", time.perf_counter() - start)
+    return summary, extra.get("train_seconds", time.perf_counter() - start)
+
+
+def run_variant(game: str, name: str, overrides: list[str], timesteps: int, seed: int,
+                root: Path, max_minutes: float | None) -> dict | None:
+    """Train (or resume) one variant and measure it; ``None`` if it stopped early."""
+    import agents
+    from agents.evaluation import optimality_gap
+
+    run_dir = config_run_dir(root, game, name, seed)
+    result_path = run_dir / "ablation.json"
+    if result_path.exists():
+        cached = json.loads(result_path.read_text())
+        if cached.get("timesteps") == timesteps and cached.get("overrides") == overrides:
+            return cached
+    trained = train_run(game, run_dir, overrides, timesteps, seed, max_minutes)
+    if trained is None:
+        return None
+    summary, train_seconds = trained
     agent = agents.load(str(run_dir / "final.zip"), game)
     r = optimality_gap(agent, game, EVAL_GAMES, seed=0, name=name)
     out = {"variant": name, "overrides": overrides, "timesteps": summary["timesteps"],

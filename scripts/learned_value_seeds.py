@@ -37,9 +37,15 @@ def run_dir(game: str, seed: int) -> Path:
 def measure(game: str, model: Path, games: int) -> dict:
     """The exact gap of one trained model."""
     import agents
+
+    return measure_agent(agents.make("learned-value", game, model_path=model), game, games)
+
+
+def measure_agent(agent, game: str, games: int) -> dict:
+    """The exact gap of a player: ``gap``, ``ci``, ``unit`` and ``value`` (its expected score,
+    or for 5000 its seat-balanced win probability against the optimal player)."""
     from agents.evaluation import fivethousand_gap, optimality_gap
 
-    agent = agents.make("learned-value", game, model_path=model)
     if game == "fivethousand":
         r = fivethousand_gap(agent, games=games, seed=0)
         return {"gap": r.gap, "ci": list(r.ci), "unit": "win probability",
@@ -68,7 +74,7 @@ def to_markdown(rows: dict[str, list[dict]], command: str, games: int) -> str:
              "", "| game | seed | gap (95 % CI) | unit | expected score / win rate | training "
              "wall-clock | committed |", "|---|---:|---:|---|---:|---:|:---:|"]
     for game, rs in rows.items():
-        median = _median_seed(rs)
+        median = median_seed(rs)
         for r in rs:
             secs = "" if r["seconds"] is None else f"{r['seconds'] / 60:.1f} min"
             digits = 5 if r["unit"] == "win probability" else 3
@@ -83,7 +89,8 @@ def to_markdown(rows: dict[str, list[dict]], command: str, games: int) -> str:
     return "\n".join(lines)
 
 
-def _median_seed(rs: list[dict]) -> int:
+def median_seed(rs: list[dict]) -> int:
+    """The seed of the median gap (the lower middle one for an even count)."""
     ordered = sorted(rs, key=lambda r: r["gap"])
     return ordered[(len(ordered) - 1) // 2]["seed"]
 
@@ -122,7 +129,7 @@ def main(argv: list[str] | None = None) -> dict:
                   f" {r['unit']}", flush=True)
             rows[game].append(r)
         if args.export and rows[game]:
-            seed = _median_seed(rows[game])
+            seed = median_seed(rows[game])
             src = run_dir(game, seed)
             for suffix in (".pt", ".curve.json", ".curve.csv"):
                 shutil.copyfile(src / f"model{suffix}",

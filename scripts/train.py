@@ -116,8 +116,6 @@ def main(argv: list[str] | None = None) -> dict:
         parser.error(f"{run_dir} already holds a run: pass --resume to continue it, or choose "
                      "another --run-dir")
     lean = config.get("trainer", "sb3") == "lean"
-    if lean and args.init_from:
-        parser.error("--init-from works with the SB3 trainer only")
     requested = args.timesteps or (extra.get("total_timesteps") if args.resume else None) \
         or config["total_timesteps"]
     rollout = rollout_size(config)
@@ -144,7 +142,8 @@ def main(argv: list[str] | None = None) -> dict:
             extra = {"game": args.game, "seed": args.seed, "config": config,
                      "init_from": str(args.init_from) if args.init_from else None}
             if lean:
-                run = LeanRun.start(run_dir, config, extra, args.seed, total)
+                run = LeanRun.start(run_dir, config, extra, args.seed, total,
+                                    init_from=args.init_from)
             else:
                 model = build_sb3_model(config, args.seed, args.device)
                 if args.init_from:

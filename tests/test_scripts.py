@@ -108,6 +108,8 @@ BAD_ARGUMENTS = [
     ("optimal_report.py", ["--batch-size", "0"], "at least 1"),
     ("reproduce.py", ["--games", "0"], "at least 1"),
     ("plot_results.py", ["--results", "/nonexistent"], "no learning curves"),
+    ("ppo_seeds.py", ["--eval-games", "1"], "at least 2"),
+    ("ppo_seeds.py", ["--games", "chess"], "invalid choice"),
 ]
 
 
@@ -139,3 +141,16 @@ def test_only_the_documented_run_writes_results(tmp_path, monkeypatch):
         Path("adhoc")
     assert output_folder(parser, parser.parse_args(["--games", "3", "--out", "x"]),
                          Path("adhoc")) == Path("x")
+
+
+def test_ppo_seeds_table_marks_the_median_seed_not_the_best():
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import ppo_seeds
+
+    rows = {"penta": [{"seed": s, "timesteps": 10, "gap": g, "ci": [g - 1, g + 1],
+                       "unit": "points", "value": 254.6 - g, "train_seconds": 60.0,
+                       "steps_per_second": 1.0} for s, g in [(0, 30.0), (1, 20.0), (2, 40.0)]]}
+    table = ppo_seeds.to_markdown(rows, "python scripts/ppo_seeds.py", 100)
+    marked = [line for line in table.splitlines() if line.endswith("✓ |")]
+    assert len(marked) == 1 and marked[0].startswith("| penta | 0 |")
+    assert "**30.00** (20.00 – 40.00)" in table

@@ -288,3 +288,34 @@ def test_ppo_agent_names_a_config_that_exists(tmp_path):
 
     with pytest.raises(FileNotFoundError, match="no training config for 'yahtzee-official'"):
         agents.make("ppo", "yahtzee-official")
+
+
+def test_lean_init_from_continues_an_exported_model(tmp_path):
+    """``--init-from`` with the lean trainer starts from an exported model's weights, keeps
+    counting its steps and extends its learning curve; a model of another shape is refused
+    with a one-line error."""
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    config = _tiny_config(tmp_path, trainer="lean")
+    first = tmp_path / "first.zip"
+    train("--config", config, "--timesteps", 512, "--run-dir", tmp_path / "a", "--export", first)
+    run_dir = tmp_path / "b"
+    # zero further steps: the run ends at once and exports the weights it started from
+    same = train("--config", config, "--timesteps", 512, "--run-dir", run_dir,
+                 "--init-from", first)
+    assert same["timesteps"] == 512
+    pa = MaskablePPO.load(first).policy.state_dict()
+    pb = MaskablePPO.load(run_dir / "final.zip").policy.state_dict()
+    assert all(torch.equal(pa[k], pb[k]) for k in pa)
+    more = train("--config", config, "--timesteps", 1024, "--run-dir", tmp_path / "c",
+                 "--init-from", first)
+    assert more["timesteps"] == 1024
+    steps = [int(r.split(",")[0]) for r in (tmp_path / "c" / "eval.csv").read_text()
+             .splitlines()[1:]]
+    assert steps == [0, 256, 512, 768, 1024]  # the first model's curve, continued
+    wide = _tiny_config(tmp_path, trainer="lean", policy_kwargs={"net_arch": [32]})
+    result = _train_proc("--config", wide, "--timesteps", 1024, "--run-dir", tmp_path / "d",
+                         "--init-from", first)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert "does not fit" in result.stderr
