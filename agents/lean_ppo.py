@@ -121,6 +121,9 @@ class LeanTrainer:
         self.mask = np.asarray(venv.action_masks(), dtype=bool)
         self.phi = self._potential(self.obs)
         self.num_timesteps = 0
+        #: where this run's linear learning-rate decay starts (a run continuing another
+        #: model's training decays over its own steps only)
+        self.start_timesteps = 0
         self.updates = 0
         self.episode_returns: list[float] = []  # true (unshaped, unscaled) returns, last 1000
         self._running = np.zeros(venv.num_envs)
@@ -149,7 +152,8 @@ class LeanTrainer:
     def learning_rate(self) -> float:
         lr = float(self.ppo["learning_rate"])
         if self.ppo.get("learning_rate_schedule", "constant") == "linear":
-            return lr * max(0.0, 1.0 - self.num_timesteps / self.total_timesteps)
+            span = max(self.total_timesteps - self.start_timesteps, 1)
+            return lr * max(0.0, (self.total_timesteps - self.num_timesteps) / span)
         return lr
 
     @torch.no_grad()
@@ -258,6 +262,7 @@ class LeanTrainer:
         return {"net": self.net.state_dict(), "optimizer": self.optimizer.state_dict(),
                 "venv": self.venv, "obs": self.obs, "mask": self.mask, "phi": self.phi,
                 "num_timesteps": self.num_timesteps, "updates": self.updates,
+                "start_timesteps": self.start_timesteps,
                 "episode_returns": list(self.episode_returns), "running": self._running,
                 "total_timesteps": self.total_timesteps, "rng": rng_states()}
 
@@ -271,6 +276,7 @@ class LeanTrainer:
         trainer.optimizer.load_state_dict(state["optimizer"])
         trainer.obs, trainer.mask, trainer.phi = state["obs"], state["mask"], state["phi"]
         trainer.num_timesteps, trainer.updates = state["num_timesteps"], state["updates"]
+        trainer.start_timesteps = state.get("start_timesteps", 0)
         trainer.episode_returns = list(state["episode_returns"])
         trainer._running = state["running"]
         trainer.last_stats = {}

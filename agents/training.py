@@ -407,7 +407,8 @@ class LeanRun:
               init_from: Path | None = None) -> LeanRun:
         """A new run; ``init_from`` (a ``.zip`` this trainer exported) continues that model's
         training: its weights (a fresh optimizer), its step count, and its learning curve
-        (``<model>.eval.csv`` beside it, if there) as the start of this run's curve."""
+        (``<model>.eval.csv`` beside it, if there) as the start of this run's curve.  A linear
+        learning rate decays over this run's own steps (from the model's count to the total)."""
         from agents.lean_ppo import LeanTrainer
 
         trainer = LeanTrainer(make_batched_env(config, seed), config, seed, total,
@@ -430,7 +431,7 @@ class LeanRun:
         finally:
             set_rng_states(states)
         done = int(model.num_timesteps)
-        self.trainer.num_timesteps = done
+        self.trainer.num_timesteps = self.trainer.start_timesteps = done
         self.extra["init_timesteps"] = done
         curve = path.with_suffix(".eval.csv")
         if curve.exists():

@@ -319,3 +319,23 @@ def test_lean_init_from_continues_an_exported_model(tmp_path):
                          "--init-from", first)
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert "does not fit" in result.stderr
+
+
+def test_linear_learning_rate_decays_over_the_runs_own_steps():
+    """A linear schedule decays from the run's first step to its total: from 0 for a new run,
+    from the model's step count for a run continuing it (``--init-from``)."""
+    from agents.lean_ppo import LeanTrainer
+    from agents.training import make_batched_env
+
+    config = {**TINY, "trainer": "lean",
+              "ppo": {**TINY["ppo"], "learning_rate_schedule": "linear"}}
+    trainer = LeanTrainer(make_batched_env(config, 0), config, 0, 1000)
+    assert trainer.learning_rate() == pytest.approx(0.001)
+    trainer.num_timesteps = 500
+    assert trainer.learning_rate() == pytest.approx(0.0005)
+    trainer.start_timesteps = 500  # a continuation that starts here
+    assert trainer.learning_rate() == pytest.approx(0.001)
+    trainer.num_timesteps = 750
+    assert trainer.learning_rate() == pytest.approx(0.0005)
+    trainer.num_timesteps = 1000
+    assert trainer.learning_rate() == 0.0
