@@ -407,8 +407,9 @@ class LeanRun:
               init_from: Path | None = None) -> LeanRun:
         """A new run; ``init_from`` (a ``.zip`` this trainer exported) continues that model's
         training: its weights (a fresh optimizer), its step count, and its learning curve
-        (``<model>.eval.csv`` beside it, if there) as the start of this run's curve.  A linear
-        learning rate decays over this run's own steps (from the model's count to the total)."""
+        (``<model>.eval.csv`` beside it, or the run folder's ``eval.csv`` beside a
+        ``final.zip``) as the start of this run's curve.  A linear learning rate decays over
+        this run's own steps (from the model's count to the total)."""
         from agents.lean_ppo import LeanTrainer
 
         trainer = LeanTrainer(make_batched_env(config, seed), config, seed, total,
@@ -434,6 +435,8 @@ class LeanRun:
         self.trainer.num_timesteps = self.trainer.start_timesteps = done
         self.extra["init_timesteps"] = done
         curve = path.with_suffix(".eval.csv")
+        if not curve.exists() and path.name == "final.zip":  # a run folder's final model
+            curve = path.parent / "eval.csv"
         if curve.exists():
             with curve.open(newline="") as fh:
                 rows = [{k: float(v) if k != "timesteps" else int(v) for k, v in row.items()}
@@ -442,6 +445,7 @@ class LeanRun:
             if self.extra["history"]:
                 self.extra["train_seconds"] = float(
                     self.extra["history"][-1].get("train_seconds", 0.0))
+                write_learning_curve(self.run_dir, self.extra["history"])
         every_eval = self.config["eval"]["every_timesteps"]
         self.extra["next_eval"] = done + every_eval
         self.extra["next_checkpoint"] = done + self.config["checkpoint_every_timesteps"]

@@ -308,8 +308,10 @@ def test_lean_init_from_continues_an_exported_model(tmp_path):
     pa = MaskablePPO.load(first).policy.state_dict()
     pb = MaskablePPO.load(run_dir / "final.zip").policy.state_dict()
     assert all(torch.equal(pa[k], pb[k]) for k in pa)
+    assert [r.split(",")[0] for r in (run_dir / "eval.csv").read_text().splitlines()[1:]] == \
+        ["0", "256", "512"]  # first.eval.csv, exported beside first.zip
     more = train("--config", config, "--timesteps", 1024, "--run-dir", tmp_path / "c",
-                 "--init-from", first)
+                 "--init-from", tmp_path / "a" / "final.zip")  # the run folder's eval.csv
     assert more["timesteps"] == 1024
     steps = [int(r.split(",")[0]) for r in (tmp_path / "c" / "eval.csv").read_text()
              .splitlines()[1:]]
