@@ -44,9 +44,11 @@ class PtyGame:
 
     def __init__(self, *args: str) -> None:
         self.master, self.slave = os.openpty()
+        # its own process group, whose parent (this process) is in the same session: never an
+        # orphaned group, where the kernel discards Ctrl-Z (pytest started in the background)
         self.proc = subprocess.Popen([sys.executable, "-m", "dice_env.play", *args],
                                      stdin=self.slave, stdout=self.slave, stderr=self.slave,
-                                     close_fds=True)
+                                     close_fds=True, process_group=0)
         self.text = ""  # everything the program has written (and the terminal echoed)
         self.pos = 0  # where the next expect() starts looking
         self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
