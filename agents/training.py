@@ -314,6 +314,14 @@ def write_learning_curve(run_dir: Path, history: list[dict]) -> None:
     atomic_write_text(run_dir / "eval.csv", buf.getvalue())
 
 
+def read_learning_curve(path: Path) -> list[dict]:
+    """The rows of an ``eval.csv`` (:func:`write_learning_curve`): ``timesteps`` as int, every
+    other column as float."""
+    with Path(path).open(newline="") as fh:
+        return [{k: int(v) if k == "timesteps" else float(v) for k, v in row.items()}
+                for row in csv.DictReader(fh)]
+
+
 def make_callback(run_dir: Path, config: dict, extra: dict, deadline: float | None = None,
                   should_stop: Callable[[], bool] | None = None):
     """A callback evaluating and checkpointing between PPO updates (see module doc).
@@ -433,15 +441,12 @@ class LeanRun:
             set_rng_states(states)
         done = int(model.num_timesteps)
         self.trainer.num_timesteps = self.trainer.start_timesteps = done
-        self.extra["init_timesteps"] = done
         curve = path.with_suffix(".eval.csv")
         if not curve.exists() and path.name == "final.zip":  # a run folder's final model
             curve = path.parent / "eval.csv"
         if curve.exists():
-            with curve.open(newline="") as fh:
-                rows = [{k: float(v) if k != "timesteps" else int(v) for k, v in row.items()}
-                        for row in csv.DictReader(fh)]
-            self.extra["history"] = [r for r in rows if r["timesteps"] <= done]
+            self.extra["history"] = [r for r in read_learning_curve(curve)
+                                     if r["timesteps"] <= done]
             if self.extra["history"]:
                 self.extra["train_seconds"] = float(
                     self.extra["history"][-1].get("train_seconds", 0.0))

@@ -11,7 +11,6 @@ expected score or win rate).  Dashed: the optimum (``results/optimal.json``).
 from __future__ import annotations
 
 import argparse
-import csv
 import io
 import json
 from pathlib import Path
@@ -25,7 +24,10 @@ from dice_env.io import atomic_write_bytes  # noqa: E402
 
 
 def read_curve(path: Path) -> dict[str, list[float]]:
-    rows = list(csv.DictReader(path.open()))
+    """An ``eval.csv`` by column."""
+    from agents.training import read_learning_curve
+
+    rows = read_learning_curve(path)
     return {k: [float(r[k]) for r in rows] for k in rows[0]} if rows else {}
 
 
