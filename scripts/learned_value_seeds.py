@@ -89,10 +89,15 @@ def to_markdown(rows: dict[str, list[dict]], command: str, games: int) -> str:
     return "\n".join(lines)
 
 
+def median_row(rs: list[dict]) -> dict:
+    """The row of the median gap (the lower middle one for an even count)."""
+    ordered = sorted(rs, key=lambda r: r["gap"])
+    return ordered[(len(ordered) - 1) // 2]
+
+
 def median_seed(rs: list[dict]) -> int:
     """The seed of the median gap (the lower middle one for an even count)."""
-    ordered = sorted(rs, key=lambda r: r["gap"])
-    return ordered[(len(ordered) - 1) // 2]["seed"]
+    return median_row(rs)["seed"]
 
 
 def main(argv: list[str] | None = None) -> dict:

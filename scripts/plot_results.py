@@ -36,10 +36,11 @@ def _learned_value_points(results: Path) -> dict[str, tuple[float, float]]:
     path = results / "learned_value.json"
     if not path.exists():
         return {}
+    from learned_value_seeds import median_row
+
     points = {}
     for game, rows in json.loads(path.read_text()).items():
-        ordered = sorted(rows, key=lambda r: r["gap"])
-        row = ordered[(len(ordered) - 1) // 2]
+        row = median_row(rows)
         if row.get("seconds") is not None:
             points[game] = (row["seconds"] / 60, row["value"])
     return points
