@@ -252,7 +252,8 @@ class SB3Agent:
 
     Args:
         game: the game (preset name, Gymnasium id, ``Rules`` or ``"fivethousand"``).
-        model_path: the model's ``.zip``.
+        model_path: the model's ``.zip``, or a ``scripts/train.py`` run folder (the policy of
+            its latest checkpoint, so a run can be measured while it trains or after a stop).
         algorithm: ``"maskableppo"``, ``"ppo"``, ``"a2c"`` or ``"dqn"``; detected from the zip
             when None (see :func:`detect_algorithm`).
         deterministic: take the best legal action (default) or sample.
@@ -266,25 +267,14 @@ class SB3Agent:
                  deterministic: bool = True, seed: int | None = None, device: str = "cpu",
                  env_kwargs: dict | None = None) -> None:
         path = Path(model_path).expanduser()
-        if not path.is_file():
-            what = "is a directory, not" if path.is_dir() else "does not exist; expected"
-            raise FileNotFoundError(f"no such model file: {path} {what} a stable-baselines3 "
-                                    "model .zip")
-        data = _read_sb3_data(path)
-        algo = _normalise_algorithm(algorithm) if algorithm else detect_algorithm(data, path)
+        if path.is_dir():
+            model, algo = _run_folder_model(path, algorithm, device), "maskableppo"
+        elif not path.is_file():
+            raise FileNotFoundError(f"no such model file: {path} does not exist; expected a "
+                                    "stable-baselines3 model .zip or a training run folder")
+        else:
+            model, algo = _load_sb3_zip(path, algorithm, device)
         label, env_desc, env_obs, env_act = _game_env(game, env_kwargs)
-        package, class_name = ALGORITHMS[algo]
-        model_cls = getattr(importlib.import_module(package), class_name)
-        try:
-            model = model_cls.load(path, device=device)
-        except Exception as exc:
-            try:
-                hint = f"it looks like a {ALGORITHMS[detect_algorithm(data, path)][1]} model; "
-            except ValueError:
-                hint = ""
-            raise ValueError(f"could not load {path} as a {class_name} model ({exc}); {hint}name "
-                             f"the algorithm that saved it with a prefix: {_KNOWN_PREFIXES}"
-                             ) from exc
         obs, act = _space_key(model.observation_space), _space_key(model.action_space)
         adapter = _observation_adapter(game, obs) if act == env_act else None
         if (obs, act) != (env_obs, env_act) and adapter is None:
@@ -366,6 +356,38 @@ class SB3Agent:
     def __repr__(self) -> str:
         source = self.model_path if self.model_path is not None else "a live model"
         return f"{type(self).__name__}({self.algorithm}, {source}, game={self.game!r})"
+
+
+def _load_sb3_zip(path: Path, algorithm: str | None, device: str) -> tuple[Any, str]:
+    """``(model, algorithm)`` of a model zip, the algorithm detected unless given."""
+    data = _read_sb3_data(path)
+    algo = _normalise_algorithm(algorithm) if algorithm else detect_algorithm(data, path)
+    package, class_name = ALGORITHMS[algo]
+    model_cls = getattr(importlib.import_module(package), class_name)
+    try:
+        return model_cls.load(path, device=device), algo
+    except Exception as exc:
+        try:
+            hint = f"it looks like a {ALGORITHMS[detect_algorithm(data, path)][1]} model; "
+        except ValueError:
+            hint = ""
+        raise ValueError(f"could not load {path} as a {class_name} model ({exc}); {hint}name "
+                         f"the algorithm that saved it with a prefix: {_KNOWN_PREFIXES}"
+                         ) from exc
+
+
+def _run_folder_model(path: Path, algorithm: str | None, device: str) -> Any:
+    """The MaskablePPO policy of a ``scripts/train.py`` run folder's latest checkpoint."""
+    from agents.training import CHECKPOINT_NAME, checkpoint_model
+
+    if not (path / CHECKPOINT_NAME).is_file():
+        raise ValueError(f"{path} is a directory without a training checkpoint "
+                                f"({CHECKPOINT_NAME}); expected a stable-baselines3 model .zip "
+                                "or a scripts/train.py run folder")
+    if algorithm and _normalise_algorithm(algorithm) != "maskableppo":
+        raise ValueError(f"{path} is a scripts/train.py run folder, which holds a MaskablePPO "
+                         f"policy, not {algorithm!r}")
+    return checkpoint_model(path, device=device)
 
 
 # -- user code: classes, objects, factories, policy functions --------------------------------
@@ -662,6 +684,7 @@ def load(spec: str | os.PathLike | Agent | Callable[..., Any], game: Any = "pent
             * the path of a stable-baselines3 / sb3-contrib model zip (MaskablePPO, PPO, A2C,
               DQN; the algorithm is detected, or given as a prefix: ``"dqn:my_dqn.zip"``) --
               an :class:`SB3Agent`, refused if its spaces do not fit the game's env;
+            * the folder of a ``scripts/train.py`` run: the policy of its latest checkpoint;
             * ``"module:attr"`` or ``"path/to/file.py:attr"`` naming an agent class (called as
               ``cls(game, **options)`` if it takes a positional argument, else
               ``cls(**options)``), an agent object (anything with ``act`` or ``act_batch``), a
@@ -736,9 +759,8 @@ def _sb3_options(options: dict) -> dict:
 
 
 def _load_file(path: Path, game: Any, options: dict) -> Agent:
-    """An existing path: a model zip (a ``.py`` file needs ``:attr``)."""
-    if path.is_dir():
-        raise ValueError(f"{path} is a directory; expected a stable-baselines3 model .zip file")
+    """An existing path: a model zip or a training run folder (a ``.py`` file needs
+    ``:attr``)."""
     if path.suffix == ".py":
         raise ValueError(f"{path} is a Python file: name the agent in it too, "
                          f"'{path}:MyBot' (a class, agent object, factory or policy function)")

@@ -303,6 +303,22 @@ def load_checkpoint(run_dir: Path, device: str = "cpu"):
     return model, state["extra"]
 
 
+def checkpoint_model(run_dir: Path, device: str = "cpu"):
+    """The policy of a training run's latest checkpoint as a MaskablePPO model, whichever
+    trainer wrote it (for evaluating a run that is still going or was stopped).
+
+    Leaves the global random generators as they were.  Raises ``ValueError`` (with a hint)
+    for a missing or damaged checkpoint.
+    """
+    states = rng_states()
+    try:
+        if read_checkpoint(run_dir).get("trainer", "sb3") == "lean":
+            return LeanRun.resume(Path(run_dir)).sb3_model()
+        return load_checkpoint(run_dir, device=device)[0]
+    finally:
+        set_rng_states(states)
+
+
 def write_learning_curve(run_dir: Path, history: list[dict]) -> None:
     """``run_dir/eval.csv``: one row per evaluation (timesteps, metric, sem, wall time)."""
     if not history:

@@ -34,13 +34,16 @@ VARIANTS: dict[str, tuple[str, list[str]]] = {
                    ["shaping=null"]),
     "epochs-2": ("2 PPO epochs per rollout instead of 4 (half the learner's work)",
                  ["ppo.n_epochs=2"]),
+    "epochs-8": ("8 PPO epochs per rollout instead of 4 (twice the learner's work)",
+                 ["ppo.n_epochs=8"]),
     "lr-linear": ("learning rate decayed linearly to 0 instead of constant",
                   ['ppo.learning_rate_schedule="linear"']),
     "entropy-0.01": ("entropy coefficient 0.01 instead of 0.003", ["ppo.ent_coef=0.01"]),
+    "entropy-0.001": ("entropy coefficient 0.001 instead of 0.003", ["ppo.ent_coef=0.001"]),
     "net-128": ("policy and value networks 128x128 instead of 256x256",
                 ['policy_kwargs={"net_arch": {"pi": [128, 128], "vf": [128, 128]}}']),
 }
-DEFAULT_TIMESTEPS = 2_000_000
+DEFAULT_TIMESTEPS = 4_000_000
 EVAL_GAMES = 2000
 
 

@@ -40,6 +40,10 @@ def test_resume_is_exact(tmp_path):
     pb = MaskablePPO.load(b / "final.zip").policy.state_dict()
     assert all(torch.equal(pa[k], pb[k]) for k in pa)
     assert (a / "eval.csv").read_text().splitlines()[1:] != []
+    import agents  # a run folder plays its latest checkpoint's policy
+
+    folder = agents.load(str(a), "penta").model.policy.state_dict()
+    assert all(torch.equal(pa[k], folder[k]) for k in pa)
     rows_a = [r.split(",")[:2] for r in (a / "eval.csv").read_text().splitlines()]
     rows_b = [r.split(",")[:2] for r in (b / "eval.csv").read_text().splitlines()]
     assert rows_a == rows_b  # the same learning curve, no duplicated point
@@ -151,6 +155,11 @@ def test_lean_trainer_resume_is_exact_and_exports_an_sb3_model(tmp_path):
     assert rows_a == rows_b and len(rows_a) == 5  # header + 0, 256, 512, 768
     player = agents.load(str(a / "final.zip"), "penta")
     assert play_scorecard_games(player, "penta", 4, seed=0).shape == (4,)
+    # the run folder itself plays its latest checkpoint: here the same weights as final.zip
+    folder = agents.load(str(b), "penta").model.policy.state_dict()
+    assert all(torch.equal(pa[k], folder[k]) for k in pa)
+    with pytest.raises(ValueError, match="cannot use the model"):
+        agents.load(str(b), "dice-poker")
 
 
 def test_lean_network_is_sb3_mlp_policy():
