@@ -10,7 +10,9 @@ rate, the wall-clock time and the trainer's env steps per second.  Runs live in
 again, one that was stopped is resumed, so the script can be run across sessions.
 
 The documented run (``python scripts/ablations.py penta``, the default budget) writes
-``results/ablations.md`` and ``.json``; other runs write ``runs/ablations/<GAME>/``.
+``results/ablations.md`` and ``.json``; other runs write ``runs/ablations/<GAME>/``.  A run of
+some ``--variants`` keeps the earlier table's rows of the others while they are still valid
+(same base config, overrides, budget and seed), so a new lever costs one training run.
 """
 
 from __future__ import annotations
@@ -40,10 +42,12 @@ VARIANTS: dict[str, tuple[str, list[str]]] = {
                   ['ppo.learning_rate_schedule="linear"']),
     "entropy-0.01": ("entropy coefficient 0.01 instead of 0.003", ["ppo.ent_coef=0.01"]),
     "entropy-0.001": ("entropy coefficient 0.001 instead of 0.003", ["ppo.ent_coef=0.001"]),
+    "gae-0.6": ("GAE lambda 0.6 instead of 0.95 (less variance, more bias from the value net)",
+                ["ppo.gae_lambda=0.6"]),
     "net-128": ("policy and value networks 128x128 instead of 256x256",
                 ['policy_kwargs={"net_arch": {"pi": [128, 128], "vf": [128, 128]}}']),
 }
-DEFAULT_TIMESTEPS = 4_000_000
+DEFAULT_TIMESTEPS = 2_000_000
 EVAL_GAMES = 2000
 
 
@@ -53,13 +57,17 @@ def _fail(parser: argparse.ArgumentParser, message: str) -> None:
     raise SystemExit(2)
 
 
+def config_digest(game: str) -> str:
+    """A short digest of the game's committed config (what every variant starts from)."""
+    from agents.training import load_config
+
+    return hashlib.sha256(json.dumps(load_config(game), sort_keys=True).encode()).hexdigest()[:8]
+
+
 def config_run_dir(root: Path, game: str, name: str, seed: int) -> Path:
     """``root/<name>-seed<seed>-<digest>``: the base config's digest is part of the name, so
     after the committed config changes a run is trained afresh instead of resumed or reused."""
-    from agents.training import load_config
-
-    digest = hashlib.sha256(json.dumps(load_config(game), sort_keys=True).encode()).hexdigest()
-    return root / f"{name}-seed{seed}-{digest[:8]}"
+    return root / f"{name}-seed{seed}-{config_digest(game)}"
 
 
 def train_run(game: str, run_dir: Path, overrides: list[str], timesteps: int, seed: int,
@@ -108,11 +116,29 @@ def run_variant(game: str, name: str, overrides: list[str], timesteps: int, seed
     agent = agents.load(str(run_dir / "final.zip"), game)
     r = optimality_gap(agent, game, EVAL_GAMES, seed=0, name=name)
     out = {"variant": name, "overrides": overrides, "timesteps": summary["timesteps"],
-           "seed": seed, "train_seconds": train_seconds,
+           "seed": seed, "config_digest": config_digest(game), "train_seconds": train_seconds,
            "steps_per_second": summary["timesteps"] / max(train_seconds, 1e-9),
            **{k: v for k, v in r.summary().items() if k not in ("agent", "game")}}
     result_path.write_text(json.dumps(out, indent=1, default=float) + "\n")
     return out
+
+
+def merge_earlier_rows(rows: list[dict], path: Path, digest: str) -> list[dict]:
+    """``rows`` plus the rows of ``path`` (an earlier ``ablations.json``) for the variants not
+    run this time, where the earlier row is still valid: the same base config (digest),
+    overrides, budget and seed as this run's.  In the order of :data:`VARIANTS`."""
+    by_name = {r["variant"]: r for r in rows}
+    if path.exists() and rows:
+        ref = rows[0]
+        for old in json.loads(path.read_text()):
+            name = old.get("variant")
+            if (name in VARIANTS and name not in by_name
+                    and old.get("config_digest") == digest
+                    and old.get("overrides") == VARIANTS[name][1]
+                    and old.get("timesteps") == ref["timesteps"]
+                    and old.get("seed") == ref["seed"]):
+                by_name[name] = old
+    return [by_name[n] for n in VARIANTS if n in by_name]
 
 
 def to_markdown(game: str, rows: list[dict], command: str) -> str:
@@ -178,6 +204,8 @@ def main(argv: list[str] | None = None) -> list[dict]:
         rows.append(row)
     if rows:
         from dice_env.io import atomic_write_text
+
+        rows = merge_earlier_rows(rows, out / "ablations.json", config_digest(args.game))
 
         command = "python scripts/ablations.py " + " ".join(
             argv if argv is not None else sys.argv[1:])

@@ -154,3 +154,25 @@ def test_ppo_seeds_table_marks_the_median_seed_not_the_best():
     marked = [line for line in table.splitlines() if line.endswith("✓ |")]
     assert len(marked) == 1 and marked[0].startswith("| penta | 0 |")
     assert "**30.00** (20.00 – 40.00)" in table
+
+
+def test_ablations_keep_only_the_earlier_rows_that_are_still_valid(tmp_path):
+    """A run of some variants keeps the earlier table's other rows only when they were run
+    from the same base config, overrides, budget and seed; the order is that of VARIANTS."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import ablations
+
+    def row(name, **changes):
+        return {"variant": name, "overrides": ablations.VARIANTS[name][1], "timesteps": 100,
+                "seed": 0, "config_digest": "abc", **changes}
+
+    earlier = [row("baseline"), row("no-shaping", config_digest="old"),
+               row("epochs-2", timesteps=50), row("net-128", overrides=["x=1"]),
+               row("lr-linear", seed=1), row("entropy-0.01"), row("gae-0.6", gap=1.0)]
+    path = tmp_path / "ablations.json"
+    path.write_text(json.dumps(earlier))
+    merged = ablations.merge_earlier_rows([row("gae-0.6", gap=2.0)], path, "abc")
+    assert [r["variant"] for r in merged] == ["baseline", "entropy-0.01", "gae-0.6"]
+    assert merged[-1]["gap"] == 2.0  # this run's row, not the earlier one
+    assert ablations.merge_earlier_rows([row("baseline")], tmp_path / "none.json", "abc") == \
+        [row("baseline")]
