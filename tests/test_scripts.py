@@ -176,3 +176,7 @@ def test_ablations_keep_only_the_earlier_rows_that_are_still_valid(tmp_path):
     assert merged[-1]["gap"] == 2.0  # this run's row, not the earlier one
     assert ablations.merge_earlier_rows([row("baseline")], tmp_path / "none.json", "abc") == \
         [row("baseline")]
+    committed = json.loads((ROOT / "results" / "ablations.json").read_text())[:1]
+    header = ablations.to_markdown("penta", committed, "python scripts/ablations.py penta",
+                                   ["baseline"]).splitlines()[2]
+    assert "rows of baseline are kept from an earlier run" in header
