@@ -350,3 +350,33 @@ def test_linear_learning_rate_decays_over_the_runs_own_steps():
     assert trainer.learning_rate() == pytest.approx(0.0005)
     trainer.num_timesteps = 1000
     assert trainer.learning_rate() == 0.0
+
+
+def test_train_stages_chains_init_from_and_resumes(tmp_path):
+    """scripts/train_stages.py: each stage starts from the last one's final model, carries its
+    --set overrides, ends at its total; a finished stage is skipped on a second call."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import train_stages
+
+    config = _tiny_config(tmp_path, trainer="lean")
+    stages = tmp_path / "stages.json"
+    stages.write_text(json.dumps({"penta": [
+        {"timesteps": 256, "config": str(config)},
+        {"timesteps": 512, "config": str(config), "set": {"ppo.gae_lambda": 0.6}}]}))
+    root = tmp_path / "runs"
+    common = ["penta", "--stages", str(stages), "--run-root", str(root)]
+    summaries = train_stages.main(common)
+    assert [s["timesteps"] for s in summaries] == [256, 512]
+    from agents.training import read_checkpoint
+
+    second = read_checkpoint(root / "penta-stage2")["extra"]
+    assert second["init_from"] == str(root / "penta-stage1" / "final.zip")
+    assert second["config"]["ppo"]["gae_lambda"] == 0.6
+    assert train_stages.main(common) == []  # both done
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"penta": [{"timesteps": 512}, {"timesteps": 256}]}))
+    out = subprocess.run([sys.executable, "scripts/train_stages.py", "penta", "--stages",
+                          str(bad)], cwd=ROOT, capture_output=True, text=True)
+    assert out.returncode == 2 and "not after the stage before it" in out.stderr
+    committed = train_stages.load_stages()  # the committed chains are well-formed
+    assert {"penta", "dice-poker"} <= set(committed)
