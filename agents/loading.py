@@ -382,8 +382,8 @@ def _run_folder_model(path: Path, algorithm: str | None, device: str) -> Any:
 
     if not (path / CHECKPOINT_NAME).is_file():
         raise ValueError(f"{path} is a directory without a training checkpoint "
-                                f"({CHECKPOINT_NAME}); expected a stable-baselines3 model .zip "
-                                "or a scripts/train.py run folder")
+                         f"({CHECKPOINT_NAME}); expected a stable-baselines3 model .zip or a "
+                         "scripts/train.py run folder")
     if algorithm and _normalise_algorithm(algorithm) != "maskableppo":
         raise ValueError(f"{path} is a scripts/train.py run folder, which holds a MaskablePPO "
                          f"policy, not {algorithm!r}")

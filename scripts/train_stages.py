@@ -43,14 +43,19 @@ def load_stages(path: Path = STAGES) -> dict[str, list[dict]]:
     return data
 
 
+def stage_dir(run_root: Path, game: str, i: int) -> Path:
+    """The run folder of stage ``i`` (1-based)."""
+    return run_root / f"{game}-stage{i}"
+
+
 def stage_args(game: str, stages: list[dict], i: int, run_root: Path,
                export: Path | None = None) -> list[str]:
     """The ``scripts/train.py`` arguments of stage ``i`` (1-based)."""
     stage = stages[i - 1]
-    args = [game, "--seed", "0", "--run-dir", str(run_root / f"{game}-stage{i}"),
+    args = [game, "--seed", "0", "--run-dir", str(stage_dir(run_root, game, i)),
             "--timesteps", str(stage["timesteps"])]
     if i > 1:
-        args += ["--init-from", str(run_root / f"{game}-stage{i - 1}" / "final.zip")]
+        args += ["--init-from", str(stage_dir(run_root, game, i - 1) / "final.zip")]
     if "config" in stage:
         args += ["--config", stage["config"]]
     for key, value in stage.get("set", {}).items():
@@ -88,7 +93,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
         if args.dry_run:
             print("python scripts/train.py " + shlex.join(train_args))
             continue
-        run_dir = args.run_root / f"{args.game}-stage{i}"
+        run_dir = stage_dir(args.run_root, args.game, i)
         last = i == len(stages)
         if (run_dir / "final.zip").exists() and not (export and last):
             print(f"stage {i}: done ({run_dir / 'final.zip'})", flush=True)
