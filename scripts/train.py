@@ -4,14 +4,17 @@
 Hyperparameters come from ``agents/ppo_configs/<GAME>.json`` (committed).  A run lives in
 ``--run-dir`` (default ``runs/<GAME>-seed<SEED>``): ``checkpoint.pkl`` (the whole training
 state, written atomically between PPO updates), ``eval.csv`` (the learning curve: the policy
-evaluated on fixed games), ``logs/`` (SB3's CSV and TensorBoard logs) and ``final.zip``.
+evaluated on fixed games), ``logs/`` (SB3's CSV and TensorBoard logs) and, once the run reaches
+its total, ``final.zip`` (a stopped run has none: its latest weights are in the checkpoint, which
+``agents.load(RUN_DIR, GAME)`` plays).
 ``--resume`` continues exactly where the last checkpoint left off -- the same numbers as an
 uninterrupted run -- toward the total the run was started with (unless ``--timesteps`` says
 otherwise).  Ctrl-C or SIGTERM finishes the current rollout and update, writes the checkpoint,
 prints the command that resumes, and exits 0 (a second Ctrl-C aborts at once; the last
 checkpoint stays intact).  Training runs in whole rollouts (``num_envs x n_steps`` steps), so a
-total is rounded up to the next whole rollout.  ``--export PATH`` copies the final model (e.g.
-to ``results/models/<GAME>.zip``, where ``agents.make("ppo", GAME)`` finds it).
+total is rounded up to the next whole rollout.  ``--export PATH`` copies the final model of a
+finished run (e.g. to ``results/models/<GAME>.zip``, where ``agents.make("ppo", GAME)`` finds
+it).
 
 The config's ``"trainer"`` picks the implementation: ``"sb3"`` (default; sb3-contrib's
 MaskablePPO) or ``"lean"`` (:mod:`agents.lean_ppo`: the same algorithm and network, faster).
@@ -23,6 +26,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 from agents.training import (
     LeanRun,
@@ -154,6 +158,10 @@ def main(argv: list[str] | None = None) -> dict:
     except ValueError as err:
         parser.error(str(err))
     extra["total_timesteps"] = total
+    final = run_dir / "final.zip"
+    # Only a finished run has a final model (scripts/train_stages.py relies on it): one left
+    # from a shorter total would be stale once training goes on, finished or not.
+    final.unlink(missing_ok=True)
     stop = StopRequest(max_minutes=args.max_minutes)
     with stop.installed():
         if lean:
@@ -161,13 +169,9 @@ def main(argv: list[str] | None = None) -> dict:
             model = run.sb3_model()
         else:
             model, stopped = _train_sb3(model, run_dir, config, extra, total, stop, args)
-    final = run_dir / "final.zip"
-    import io
-
-    buf = io.BytesIO()
-    model.save(buf)
-    atomic_write_bytes(final, buf.getvalue())
-    if args.export:  # the model and its learning curve, side by side
+    if not stopped:
+        _write_final(model, final)
+    if args.export and not stopped:  # the model and its learning curve, side by side
         atomic_write_bytes(args.export, final.read_bytes())
         curve = run_dir / "eval.csv"
         if curve.exists():
@@ -178,11 +182,19 @@ def main(argv: list[str] | None = None) -> dict:
                "run_dir": str(run_dir)}
     if stopped:
         resume = (f"python scripts/train.py {args.game} --seed {args.seed} --run-dir {run_dir} "
-                  "--resume")
+                  "--resume" + (f" --export {args.export}" if args.export else ""))
         print(f"stopped ({stop.reason}) at {model.num_timesteps:,} of {total:,} timesteps; the "
               f"checkpoint is in {run_dir}; continue with: {resume}", file=sys.stderr)
     print(json.dumps(summary))
     return summary
+
+
+def _write_final(model: Any, path: Path) -> None:
+    import io
+
+    buf = io.BytesIO()
+    model.save(buf)
+    atomic_write_bytes(path, buf.getvalue())
 
 
 if __name__ == "__main__":

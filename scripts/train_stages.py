@@ -109,7 +109,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
             break
         extra = ["--no-progress", "--threads", str(args.threads)]
         if left is not None:
-            extra += ["--max-minutes", f"{left:.3f}"]
+            extra += ["--max-minutes", f"{left:.6g}"]  # never rounded down to 0
         print(f"stage {i}: python scripts/train.py {shlex.join(train_args)}", flush=True)
         import train
 

@@ -249,6 +249,7 @@ def test_sigint_writes_a_checkpoint_and_exits_0(tmp_path, trainer):
     assert state["extra"]["total_timesteps"] == 100000256  # whole rollouts of 8 x 32 steps
     summary = json.loads(out.strip().splitlines()[-1])
     assert summary["stopped"] == "SIGINT" and 0 < summary["timesteps"] < 100000001
+    assert not (run_dir / "final.zip").exists()  # only a finished run has a final model
 
 
 def test_resume_keeps_the_total_it_was_started_with(tmp_path):
@@ -354,7 +355,8 @@ def test_linear_learning_rate_decays_over_the_runs_own_steps():
 
 def test_train_stages_chains_init_from_and_resumes(tmp_path):
     """scripts/train_stages.py: each stage starts from the last one's final model, carries its
-    --set overrides, ends at its total; a finished stage is skipped on a second call."""
+    --set overrides, ends at its total; a finished stage is skipped on a second call, a
+    stopped one resumed."""
     sys.path.insert(0, str(ROOT / "scripts"))
     import train_stages
 
@@ -365,6 +367,9 @@ def test_train_stages_chains_init_from_and_resumes(tmp_path):
         {"timesteps": 512, "config": str(config), "set": {"ppo.gae_lambda": 0.6}}]}))
     root = tmp_path / "runs"
     common = ["penta", "--stages", str(stages), "--run-root", str(root)]
+    stopped = train_stages.main(common + ["--max-minutes", "0.000001"])
+    assert len(stopped) == 1 and stopped[0]["stopped"] and stopped[0]["timesteps"] < 256
+    assert not (root / "penta-stage1" / "final.zip").exists()  # so the next call resumes it
     summaries = train_stages.main(common)
     assert [s["timesteps"] for s in summaries] == [256, 512]
     from agents.training import read_checkpoint
