@@ -42,6 +42,8 @@ CONFIG_DIR = Path(__file__).resolve().parent / "ppo_configs"
 #: version 1 files (no checksum) are still read
 CHECKPOINT_VERSION = 2
 CHECKPOINT_NAME = "checkpoint.pkl"
+#: a finished run's model (a stopped run has none)
+FINAL_NAME = "final.zip"
 
 
 def load_config(game: str, path: str | Path | None = None) -> dict:
@@ -226,6 +228,15 @@ def save_checkpoint(run_dir: Path, model: Any, extra: dict) -> Path:
         "shaping_phi": getattr(env, "_phi", None),
     }
     return write_checkpoint(run_dir, state)
+
+
+def write_final_model(run_dir: Path, model: Any) -> Path:
+    """Save ``model`` (a stable-baselines3 model) to ``run_dir/final.zip`` atomically."""
+    buf = io.BytesIO()
+    model.save(buf)
+    path = Path(run_dir) / FINAL_NAME
+    atomic_write_bytes(path, buf.getvalue())
+    return path
 
 
 def write_checkpoint(run_dir: Path, state: dict) -> Path:

@@ -26,9 +26,9 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
 
 from agents.training import (
+    FINAL_NAME,
     LeanRun,
     StopRequest,
     apply_overrides,
@@ -40,6 +40,7 @@ from agents.training import (
     rollout_size,
     save_checkpoint,
     whole_rollouts,
+    write_final_model,
 )
 from dice_env.io import atomic_write_bytes
 
@@ -158,7 +159,7 @@ def main(argv: list[str] | None = None) -> dict:
     except ValueError as err:
         parser.error(str(err))
     extra["total_timesteps"] = total
-    final = run_dir / "final.zip"
+    final = run_dir / FINAL_NAME
     # Only a finished run has a final model (scripts/train_stages.py relies on it): one left
     # from a shorter total would be stale once training goes on, finished or not.
     final.unlink(missing_ok=True)
@@ -170,12 +171,12 @@ def main(argv: list[str] | None = None) -> dict:
         else:
             model, stopped = _train_sb3(model, run_dir, config, extra, total, stop, args)
     if not stopped:
-        _write_final(model, final)
-    if args.export and not stopped:  # the model and its learning curve, side by side
-        atomic_write_bytes(args.export, final.read_bytes())
-        curve = run_dir / "eval.csv"
-        if curve.exists():
-            atomic_write_bytes(args.export.with_suffix(".eval.csv"), curve.read_bytes())
+        write_final_model(run_dir, model)
+        if args.export:  # the model and its learning curve, side by side
+            atomic_write_bytes(args.export, final.read_bytes())
+            curve = run_dir / "eval.csv"
+            if curve.exists():
+                atomic_write_bytes(args.export.with_suffix(".eval.csv"), curve.read_bytes())
     summary = {"game": args.game, "seed": args.seed, "timesteps": model.num_timesteps,
                "total_timesteps": total, "stopped": stop.reason if stopped else None,
                "last_eval": extra["history"][-1] if extra.get("history") else None,
@@ -187,14 +188,6 @@ def main(argv: list[str] | None = None) -> dict:
               f"checkpoint is in {run_dir}; continue with: {resume}", file=sys.stderr)
     print(json.dumps(summary))
     return summary
-
-
-def _write_final(model: Any, path: Path) -> None:
-    import io
-
-    buf = io.BytesIO()
-    model.save(buf)
-    atomic_write_bytes(path, buf.getvalue())
 
 
 if __name__ == "__main__":

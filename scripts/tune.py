@@ -58,6 +58,7 @@ from agents.training import (
     load_config,
     read_checkpoint,
     whole_rollouts,
+    write_final_model,
 )
 from dice_env.io import atomic_write_bytes, atomic_write_text
 
@@ -252,9 +253,7 @@ def run_trial(params: dict) -> None:
     run.wall_before = float(state.get("wall_seconds", 0.0))
     run.crash_after_checkpoint = bool(spec.get("crash_once")) and len(starts) == 1
     run.run(total, should_stop=run.heartbeat, progress=False)
-    buf = io.BytesIO()
-    run.sb3_model().save(buf)
-    atomic_write_bytes(run_dir / "final.zip", buf.getvalue())
+    write_final_model(run_dir, run.sb3_model())
     report_to_tune(run)
 
 

@@ -367,8 +367,11 @@ def test_train_stages_chains_init_from_and_resumes(tmp_path):
         {"timesteps": 512, "config": str(config), "set": {"ppo.gae_lambda": 0.6}}]}))
     root = tmp_path / "runs"
     common = ["penta", "--stages", str(stages), "--run-root", str(root)]
-    stopped = train_stages.main(common + ["--max-minutes", "0.000001"])
-    assert len(stopped) == 1 and stopped[0]["stopped"] and stopped[0]["timesteps"] < 256
+    import train  # stage 1 cut short (a deadline inside train_stages could pass before it)
+
+    stage1 = train_stages.stage_args("penta", train_stages.load_stages(stages)["penta"], 1, root)
+    stopped = train.main(stage1 + ["--no-progress", "--max-minutes", "0.000001"])
+    assert stopped["stopped"] and stopped["timesteps"] < 256
     assert not (root / "penta-stage1" / "final.zip").exists()  # so the next call resumes it
     summaries = train_stages.main(common)
     assert [s["timesteps"] for s in summaries] == [256, 512]
