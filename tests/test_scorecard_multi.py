@@ -94,7 +94,7 @@ def test_gymnasium_check_env_and_make_vec(env_id):
 
 @pytest.mark.parametrize("bad", [{"num_players": 1}, {"num_players": 7}, {"num_players": 2.0},
                                  {"agent_seat": 2}, {"reward": "points"},
-                                 {"opponent_view": "all"}, {"opponents": "heuristic"},
+                                 {"opponent_view": "all"}, {"opponents": "heuristc"},
                                  {"opponents": [None]}, {"illegal_action": "ignore"}])
 def test_bad_arguments_are_refused(bad):
     with pytest.raises((ValueError, TypeError)):

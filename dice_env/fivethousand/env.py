@@ -10,6 +10,7 @@ import numpy as np
 from dice_env.fivethousand.base import FiveThousandBaseEnv
 from dice_env.fivethousand.bots import ThresholdBot, as_policy
 from dice_env.fivethousand.rules import FiveThousandRules
+from dice_env.player_names import resolve_opponents
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 8
 
@@ -92,7 +93,11 @@ class FiveThousandEnv(FiveThousandBaseEnv):
       players; ``opponents[k]`` plays the ``k + 1``-th seat after the agent in turn order.  A
       player is any object with ``act(observation, action_mask) -> int`` or a plain callable
       ``f(observation, action_mask) -> int``; it sees the observation of its own seat and the
-      int8 mask.  An illegal opponent action raises ``RuntimeError``.
+      int8 mask.  A player may also be given by name, e.g. ``opponents=["heuristic",
+      "threshold"]`` or ``opponents="heuristic"`` (names and players may be mixed): the name is
+      built by a player factory, by default ``agents.make(name, "fivethousand")`` (see
+      :mod:`dice_env.player_names`); an unknown name raises ``ValueError``.  An illegal
+      opponent action raises ``RuntimeError``.
     * ``seed_opponents``: when True (default), every :meth:`reset` reseeds the opponents that
       have a ``seed(int)`` method from the env's generator, so a seeded reset reproduces the
       whole episode, random opponents included.
@@ -144,6 +149,7 @@ class FiveThousandEnv(FiveThousandBaseEnv):
         self.agent_seat_option = agent_seat
         self.agent_seat = 0 if agent_seat == "random" else int(agent_seat)
         n_opp = num_players - 1
+        opponents = resolve_opponents(opponents, _factory_game(self.rules))
         if opponents is None:
             opponents = [ThresholdBot(self.rules) for _ in range(n_opp)]
         elif not isinstance(opponents, Sequence) or isinstance(opponents, str):
@@ -213,3 +219,9 @@ class FiveThousandEnv(FiveThousandBaseEnv):
         if winner < 0:
             return 0.0
         return 1.0 if winner == self.agent_seat else -1.0
+
+
+def _factory_game(rules: FiveThousandRules) -> Any:
+    """What a player factory is given for 5000 ``rules`` (opponents by name):
+    ``"fivethousand"`` for the default rules, else the rules themselves."""
+    return "fivethousand" if rules == FiveThousandRules() else rules

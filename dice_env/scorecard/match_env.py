@@ -17,6 +17,7 @@ from dice_env.errors import (
     reset_options,
     warn_unsupported_render_mode,
 )
+from dice_env.player_names import resolve_opponents
 from dice_env.scorecard import game as G
 from dice_env.scorecard.env import ScorecardOptions, describe_action
 from dice_env.scorecard.match import (
@@ -34,7 +35,7 @@ from dice_env.scorecard.match_observation import encode_match_observation, match
 from dice_env.scorecard.match_players import OPPONENT_VIEWS, Opponents, play_opponents
 from dice_env.scorecard.match_render import render_match
 from dice_env.scorecard.match_state import match_state_from_dict, match_state_to_dict
-from dice_env.scorecard.rules import Rules
+from dice_env.scorecard.rules import PRESETS, Rules
 
 RESET_OPTIONS = ("state",)
 REWARDS = ("win_loss", "score_diff")
@@ -73,8 +74,10 @@ class MatchOptions(ScorecardOptions):
             raise ValueError(f"opponent_view must be one of {OPPONENT_VIEWS}, got "
                              f"{opponent_view!r}")
         self.opponent_view = opponent_view
-        self.opponents = opponents if isinstance(opponents, Opponents) else Opponents(
-            opponents, self.num_players - 1)
+        if not isinstance(opponents, Opponents):
+            opponents = Opponents(resolve_opponents(opponents, _factory_game(self.rules)),
+                                  self.num_players - 1)
+        self.opponents = opponents
         self.seed_opponents = bool(seed_opponents)
         self.single_observation_space = spaces.Box(
             0.0, 1.0, (match_observation_size(self.rules, self.num_players),), dtype=np.float32)
@@ -158,8 +161,11 @@ class ScorecardMatchEnv(MatchOptions, gym.Env):
       player for every opponent, or a sequence of ``num_players - 1`` players, ``opponents[k]``
       sitting ``k + 1`` seats after the agent.  A player is any ``agents.make(name, game)``
       player (``act(observation, action_mask)``, optionally ``act_batch`` and ``seed``) or a
-      plain callable ``f(observation, action_mask) -> int``.  An illegal opponent action
-      raises ``RuntimeError``.
+      plain callable ``f(observation, action_mask) -> int``.  A player may also be given by
+      name, e.g. ``opponents=["heuristic", "optimal"]`` or ``opponents="heuristic"`` (names
+      and players may be mixed): the name is built by a player factory, by default
+      ``agents.make(name, game)`` (see :mod:`dice_env.player_names`); an unknown name raises
+      ``ValueError``.  An illegal opponent action raises ``RuntimeError``.
     * ``opponent_view``: what the opponents observe: ``"card"`` (default) -- the single-player
       observation of their own card, what every player of ``dice_env/Penta-v0`` reads;
       ``"match"`` -- the match observation of their seat (for policies trained on this env).
@@ -331,3 +337,9 @@ def check_restored_seat(data: dict, current: int) -> None:
         if seat != current:
             raise ValueError(f"state['agent_seat'] is {data['agent_seat']!r} but seat {current} "
                              "is to move: a restored state must be a decision of the agent")
+
+
+def _factory_game(rules: Rules) -> Any:
+    """What a player factory is given for ``rules`` (opponents by name): the preset name, or
+    the rules themselves when they are no preset."""
+    return rules.name if PRESETS.get(rules.name) == rules else rules

@@ -47,7 +47,9 @@ class Opponents:
     and ``seed(int)``) -- every ``agents.make(name, game)`` player -- or a plain callable
     ``f(observation, action_mask) -> int``.  A player with ``act_batch`` is always asked
     through it (in the single env too, as a batch of one), one call per round for all the
-    games where it is to move; the others are asked game by game.
+    games where it is to move; the others are asked game by game.  Names are not players
+    here: the match envs turn them into players first
+    (:func:`dice_env.player_names.resolve_opponents`).
     """
 
     def __init__(self, opponents: Any, n: int) -> None:
