@@ -19,7 +19,7 @@ asked for), and calls ``Class(game, **options)``.  :func:`register` adds entries
 name, a stable-baselines3 model ``.zip`` (MaskablePPO, PPO, A2C, DQN; checked against the game),
 ``"module:attr"`` / ``"path/to/my_bot.py:MyBot"`` naming an agent class, object, factory or
 policy function ``(observation, action_mask) -> action``, or such an object itself (see
-:mod:`agents.loading`)::
+:mod:`agents.policies`)::
 
     bot = agents.load("models/my_dqn.zip", "penta")
     bot = agents.load("my_bots.py:policy", "dice-poker")
@@ -27,13 +27,16 @@ policy function ``(observation, action_mask) -> action``, or such an object itse
 
 from __future__ import annotations
 
-import importlib
-import inspect
+import os
+from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-__all__ = ["Agent", "available", "game_family", "load", "make", "register", "resolve_game"]
+from agents.games import resolve
+from agents.registry import available, make, register
+
+__all__ = ["Agent", "available", "load", "make", "register"]
 
 
 @runtime_checkable
@@ -52,176 +55,51 @@ class Agent(Protocol):
     def seed(self, seed: int | None = None) -> None: ...
 
 
-SCORECARD = "scorecard"
-FIVE_THOUSAND = "fivethousand"
-FAMILIES = (SCORECARD, FIVE_THOUSAND)
-
-#: game family -> player name -> ``"module:Class"``.
-_REGISTRY: dict[str, dict[str, str]] = {
-    SCORECARD: {
-        "random": "agents.random_agent:RandomAgent",
-        "greedy": "agents.scorecard_bots:GreedyAgent",
-        "heuristic": "agents.scorecard_bots:HeuristicAgent",
-        "optimal": "agents.optimal:OptimalAgent",
-        "ppo": "agents.ppo:PPOAgent",
-        "learned-value": "agents.scorecard.learned_value:LearnedValueAgent",
-    },
-    FIVE_THOUSAND: {
-        "random": "agents.fivethousand_bots:RandomAgent",
-        "threshold": "agents.fivethousand_bots:ThresholdAgent",
-        "heuristic": "agents.fivethousand_bots:HeuristicAgent",
-        "optimal": "agents.optimal_fivethousand:OptimalAgent",
-        "ppo": "agents.ppo:PPOAgent",
-        "learned-value": "agents.fivethousand.learned_value:LearnedValueAgent",
-    },
-}
-
-_FIVE_THOUSAND_NAMES = ("fivethousand", "5000", "five-thousand")
-
-
-def _scorecard_ids() -> dict[str, str]:
-    from dice_env import SCORECARD_IDS
-
-    return SCORECARD_IDS
-
-
-def _five_thousand_ids() -> dict[str, str]:
-    from dice_env import FIVE_THOUSAND_IDS
-
-    return FIVE_THOUSAND_IDS
-
-
-def _known_games() -> list[str]:
-    from dice_env.scorecard.rules import PRESETS
-
-    return (sorted(PRESETS) + sorted(_scorecard_ids()) + list(_FIVE_THOUSAND_NAMES)
-            + sorted(_five_thousand_ids()))
-
-
-def resolve_game(game: Any) -> tuple[str, Any]:
-    """``(family, game)``: the game family and the game as its players are built with.
-
-    Scorecard games resolve to their preset name (a :class:`Rules` is passed through as is);
-    5000 games to ``"fivethousand"``, or to the Gymnasium id when one was given (the single-agent
-    and solo envs may observe differently).  Raises ``ValueError`` listing the known games.
-    """
-    from dice_env.scorecard.rules import PRESETS, Rules
-
-    if isinstance(game, Rules):
-        return SCORECARD, game
-    if isinstance(game, str):
-        if game in PRESETS:
-            return SCORECARD, game
-        ids = _scorecard_ids()
-        if game in ids:
-            return SCORECARD, ids[game]
-        if game.lower() in _FIVE_THOUSAND_NAMES:
-            return FIVE_THOUSAND, FIVE_THOUSAND
-        if game in _five_thousand_ids():
-            return FIVE_THOUSAND, game
-    raise ValueError(f"unknown game {game!r}; known games: {_known_games()}")
-
-
-def game_family(game: Any) -> str:
-    """``"scorecard"`` or ``"fivethousand"`` (``ValueError`` for an unknown game)."""
-    return resolve_game(game)[0]
-
-
-def available(game: Any | None = None) -> dict[str, list[str]] | list[str]:
-    """The registered player names: of one game, or ``{family: names}`` for all."""
-    if game is None:
-        return {family: sorted(names) for family, names in _REGISTRY.items()}
-    return sorted(_REGISTRY[game_family(game)])
-
-
-def register(name: str, family: str, entry_point: str, overwrite: bool = False) -> None:
-    """Register a player: ``entry_point`` is ``"module:Class"``, imported on first use.
-
-    The class is called as ``Class(game, **options)`` (see :func:`make`).  Re-registering a
-    name with another entry point needs ``overwrite=True``.
-    """
-    if family not in FAMILIES:
-        raise ValueError(f"unknown game family {family!r}; known families: {list(FAMILIES)}")
-    module_name, sep, attr = entry_point.partition(":")
-    if not (module_name and sep and attr):
-        raise ValueError(f"entry_point must look like 'package.module:Class', got {entry_point!r}")
-    current = _REGISTRY[family].get(name)
-    if current is not None and current != entry_point and not overwrite:
-        raise ValueError(f"player {name!r} is already registered for {family} as {current!r}; "
-                         "pass overwrite=True to replace it")
-    _REGISTRY[family][name] = entry_point
-
-
-def _load(entry_point: str):
-    module_name, _, attr = entry_point.partition(":")
-    try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError as exc:
-        if exc.name is not None and module_name.startswith(exc.name):
-            raise ImportError(f"the player module {module_name!r} (entry {entry_point!r}) is "
-                              "not available yet") from exc
-        raise
-    try:
-        return getattr(module, attr)
-    except AttributeError:
-        raise ImportError(f"{module_name!r} has no {attr!r} (entry {entry_point!r})") from None
-
-
-def _check_options(cls, name: str, options: dict) -> None:
-    """``ValueError`` for options the constructor cannot take (the game is its first argument)."""
-    try:
-        params = list(inspect.signature(cls).parameters.values())
-    except (TypeError, ValueError):  # no introspectable signature: let the class decide
-        return
-    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params):
-        return
-    accepted = [p.name for p in params[1:]
-                if p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD,
-                              inspect.Parameter.KEYWORD_ONLY)]
-    bad = sorted(set(options) - set(accepted))
-    if bad:
-        raise ValueError(f"unknown options {bad} for player {name!r}; it accepts: {accepted}")
-
-
-def make(name: str, game: Any = "penta", **options: Any) -> Agent:
-    """Build the player ``name`` for ``game``.
+def load(spec: Any, game: Any = "penta", **options: Any) -> Agent:
+    """Build a player for ``game`` from ``spec``, without registering it.
 
     Args:
-        name: a registered player (``random``, ``greedy``, ``heuristic``, ``optimal`` for the
-            scorecard games; ``random``, ``threshold``, ``heuristic`` for 5000; see
-            :func:`available`).
-        game: a scorecard preset name (``"penta"``, ``"dice-poker"``, ``"yahtzee-official"``,
-            ...), a Gymnasium id (``"dice_env/Penta-v0"``, ``"dice_env/FiveThousand-v0"``, ...),
-            a :class:`~dice_env.scorecard.rules.Rules`, or ``"fivethousand"``.
-        **options: passed to the player's constructor (e.g. ``seed=0``).
+        spec: one of
+
+            * a registered player name (``"heuristic"``, ``"ppo"``, ... see :func:`available`)
+              -- built with :func:`make`;
+            * the path of a stable-baselines3 / sb3-contrib model zip (MaskablePPO, PPO, A2C,
+              DQN; the algorithm is detected, or given as a prefix: ``"dqn:my_dqn.zip"``) --
+              an :class:`~agents.policies.sb3_models.SB3Agent`, refused if its spaces do not
+              fit the game's env;
+            * the folder of a ``scripts/train.py`` run: the policy of its latest checkpoint;
+            * ``"module:attr"`` or ``"path/to/file.py:attr"`` naming an agent class (called as
+              ``cls(game, **options)`` if it takes a positional argument, else
+              ``cls(**options)``), an agent object (anything with ``act`` or ``act_batch``), a
+              factory (0 or 1 required positional parameter, called with the game if it takes
+              one) returning an agent or a policy function, or a policy function
+              ``(observation, action_mask) -> action`` (wrapped in a
+              :class:`~agents.policies.user_code.FunctionAgent`);
+            * such an object itself.
+        game: a scorecard preset name, a Gymnasium id, a ``Rules`` or ``"fivethousand"``.
+        **options: passed to :func:`make`, the model loader, the class or the factory; an
+            already built agent or a policy function only takes ``seed``.
 
     Returns:
-        The player, built as ``Class(game, **options)`` where ``game`` is the scorecard preset
-        name (or the ``Rules`` given), or for 5000 ``"fivethousand"`` / the Gymnasium id given.
+        The player.  One with only ``act_batch`` gets an ``act`` too.
 
     Raises:
-        ValueError: unknown game, unknown player for that game, or options the player does not
-            take -- the message lists what exists.
-        ImportError: the player is registered but its module is not available.
+        ValueError: empty spec, unknown name, a file that is not a stable-baselines3 model, an
+            unknown algorithm prefix, a model for another game, an attribute that is not an
+            agent, unknown options, unknown game.
+        FileNotFoundError: a model or ``.py`` file that does not exist.
+        ImportError: a module that cannot be imported, or a missing attribute.
+
+    Nothing heavy (torch, stable-baselines3) is imported until a model is loaded.
     """
-    family, resolved = resolve_game(game)
-    entries = _REGISTRY[family]
-    if name not in entries:
-        raise ValueError(f"unknown player {name!r} for {family} game {game!r}; "
-                         f"known players: {sorted(entries)}")
-    cls = _load(entries[name])
-    _check_options(cls, name, options)
-    return cls(resolved, **options)
+    resolved = resolve(game)  # ValueError for an unknown game, up front
+    if isinstance(spec, str) and spec.strip() in available(resolved):
+        return make(spec.strip(), resolved, **options)
+    if isinstance(spec, (str, os.PathLike)) and os.path.isdir(spec):
+        # a training run's checkpoint: read by the trainer that wrote it (a layer above players)
+        from agents.training.ppo.runs import run_folder_agent
 
+        return run_folder_agent(Path(spec), resolved, **options)
+    from agents.policies.specs import load_policy
 
-def load(spec: Any, game: Any = "penta", **options: Any) -> Agent:
-    """Build a player for ``game`` from ``spec``: a registered name, a stable-baselines3 model
-    path (``"dqn:my.zip"`` to name the algorithm), ``"module:attr"`` /
-    ``"path/to/file.py:attr"``, or an agent object, class, factory or policy function.
-
-    See :func:`agents.loading.load` (imported on first use: torch and stable-baselines3 only
-    load with a model).
-    """
-    from agents.loading import load as load_spec
-
-    return load_spec(spec, game, **options)
+    return load_policy(spec, resolved, available(resolved), options)

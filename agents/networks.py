@@ -1,16 +1,8 @@
-"""What the learned-value players of both game families share: their MLP shape and how a
-trained model is written beside its learning curve."""
+"""The small torch network the learned-value players of both game families are built on."""
 
 from __future__ import annotations
 
-import json
-from dataclasses import asdict
-from pathlib import Path
-from typing import Any
-
-from dice_env.io import atomic_write_text
-
-__all__ = ["mlp", "write_model_and_curve"]
+__all__ = ["mlp"]
 
 
 def mlp(n_in: int, hidden: tuple[int, ...]):
@@ -24,26 +16,3 @@ def mlp(n_in: int, hidden: tuple[int, ...]):
         width = h
     layers.append(nn.Linear(width, 1))
     return nn.Sequential(*layers)
-
-
-def write_model_and_curve(result: Any, model_path: str | Path,
-                          columns: tuple[str, ...] | list[str]) -> dict[str, Path]:
-    """Write ``result.model`` (with ``result.meta()``) to ``model_path`` and, next to it, the
-    learning curve as ``<stem>.curve.json`` (with the config and seconds) and
-    ``<stem>.curve.csv`` (``columns``; empty cells for missing values), all atomically.
-
-    Returns the paths written: ``model``, ``curve_json``, ``curve_csv``.
-    """
-    model_path = Path(model_path)
-    result.model.save(model_path, result.meta())
-    stem = model_path.with_suffix("")
-    paths = {"model": model_path, "curve_json": Path(f"{stem}.curve.json"),
-             "curve_csv": Path(f"{stem}.curve.csv")}
-    atomic_write_text(paths["curve_json"], json.dumps(
-        {"config": asdict(result.config), "seconds": round(result.seconds, 1),
-         "curve": result.curve}, indent=1) + "\n")
-    lines = [",".join(columns)]
-    for row in result.curve:
-        lines.append(",".join("" if row.get(c) is None else str(row.get(c)) for c in columns))
-    atomic_write_text(paths["curve_csv"], "\n".join(lines) + "\n")
-    return paths

@@ -1,6 +1,6 @@
 """Play Penta, Dice Poker or 5000 in the terminal: ``python -m dice_env.play GAME`` (``dice-play``).
 
-This module is only the entry point.  The program itself lives in :mod:`agents.play_cli`,
+This module is only the entry point.  The program itself lives in :mod:`agents.play.terminal`,
 because it seats bots and asks the optimal advisor, and the package layers run
 rules -> envs -> agents -> scripts: ``dice_env`` must not import ``agents`` at import time.
 This is the one place in ``dice_env`` allowed to import ``agents``, and it does so lazily,
@@ -15,8 +15,8 @@ from collections.abc import Sequence
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the interactive player (see :func:`agents.play_cli.main`); returns the exit status."""
-    from agents.play_cli import main as _main  # lazy on purpose: see the module docstring
+    """Run the interactive player (:func:`agents.play.cli.main`); returns the exit status."""
+    from agents.play.cli import main as _main  # lazy on purpose: see the module docstring
 
     return _main(argv)
 

@@ -15,7 +15,7 @@ steps *in every sub-env* before each update, and ``learn(total)`` never stops in
 rollout: one rollout is ``n_steps * num_envs`` env steps, however small ``total`` is.  With
 MaskablePPO's default ``n_steps=2048`` and ``num_envs=256``, ``learn(1000)`` runs 524,288
 steps (minutes, not a second).  Choose ``n_steps`` with the batch size in mind (the configs
-in ``agents/ppo_configs`` use 64 to 128 steps per sub-env on 256 to 512 envs).  The adapter
+in ``agents/training/ppo/configs`` use 64 to 128 steps per sub-env on 256 to 512 envs).  The adapter
 cannot see the model (it is built before it, and SB3 tells an env nothing about ``n_steps``
 or ``total_timesteps``), so it cannot warn by itself: pass ``callback=RolloutSizeCheck()`` to
 ``learn`` (it warns when one rollout is far above the steps asked for) or call

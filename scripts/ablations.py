@@ -1,8 +1,8 @@
 #!/usr/bin/env python
 """PPO ablations at a fixed budget, each measured by its exact gap to the optimum.
 
-Every variant is the game's committed config (``agents/ppo_configs/<GAME>.json``) with a few
-overrides (``scripts/train.py --set``), trained for ``--timesteps`` from the same seed, then
+Every variant is the game's committed config (``agents/training/ppo/configs/<GAME>.json``) with
+a few overrides (``scripts/train.py --set``), trained for ``--timesteps`` from the same seed, then
 evaluated with the exact per-decision regret (``agents.evaluation.optimality_gap``, 2,000
 games, seed 0): the gap to the optimum with its 95 % CI, where it is lost, the upper-bonus
 rate, the wall-clock time and the trainer's env steps per second.  Runs live in
@@ -32,7 +32,7 @@ VARIANTS: dict[str, tuple[str, list[str]]] = {
     "baseline": ("the committed config", []),
     "bonus-obs": ("the bonus observation (env option observation=\"bonus\": 11 entries on the "
                   "upper bonus)", ['env_kwargs={"observation": "bonus"}']),
-    "no-shaping": ("no potential-based upper-bonus shaping (agents/shaping.py)",
+    "no-shaping": ("no potential-based upper-bonus shaping (agents/training/ppo/shaping.py)",
                    ["shaping=null"]),
     "epochs-2": ("2 PPO epochs per rollout instead of 4 (half the learner's work)",
                  ["ppo.n_epochs=2"]),
@@ -59,7 +59,7 @@ def _fail(parser: argparse.ArgumentParser, message: str) -> None:
 
 def config_digest(game: str) -> str:
     """A short digest of the game's committed config (what every variant starts from)."""
-    from agents.training import load_config
+    from agents.training.ppo import load_config
 
     return hashlib.sha256(json.dumps(load_config(game), sort_keys=True).encode()).hexdigest()[:8]
 
@@ -76,7 +76,7 @@ def train_run(game: str, run_dir: Path, overrides: list[str], timesteps: int, se
     seconds, or ``None`` if it stopped before ``timesteps``."""
     import train
 
-    from agents.training import read_checkpoint
+    from agents.training.ppo import read_checkpoint
 
     args = [game, "--seed", str(seed), "--timesteps", str(timesteps), "--run-dir",
             str(run_dir), "--no-progress"]
@@ -151,8 +151,8 @@ def to_markdown(game: str, rows: list[dict], command: str, kept: list[str] | Non
                    f"--variants {' '.join(kept)}`).")
     lines = ["# PPO ablations", "", f"{source} Do not edit by hand.", "",
              f"Game **{game}**; each variant changes one lever of the committed config "
-             f"(`agents/ppo_configs/{game}.json`), is trained from the same seed for the same "
-             "budget, and is measured by its exact gap to the optimum "
+             f"(`agents/training/ppo/configs/{game}.json`), is trained from the same seed for the "
+             "same budget, and is measured by its exact gap to the optimum "
              f"(`agents.evaluation.optimality_gap`, {EVAL_GAMES:,} games, seed 0; the gap is in "
              "points of expected final score, lower is better). Wall-clock time and steps/s "
              "depend on the machine's load when each variant ran; the gaps do not.", "",
@@ -190,7 +190,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
         _fail(parser, f"unknown variants {unknown}; known: {list(VARIANTS)}")
     if args.timesteps < 1:
         _fail(parser, f"--timesteps must be positive, got {args.timesteps}")
-    from agents.training import CONFIG_DIR
+    from agents.training.ppo import CONFIG_DIR
 
     if not (CONFIG_DIR / f"{args.game}.json").exists():
         _fail(parser, f"no PPO config for {args.game!r}; configs exist for "

@@ -34,10 +34,13 @@ from dice_env.io import atomic_write_text
 REFERENCE_ID = "CartPole-v1"
 DEFAULT_IDS = [REFERENCE_ID, "dice_env/Penta-v0", "dice_env/DicePoker-v0",
                "dice_env/FiveThousand-v0", "dice_env/FiveThousandSolo-v0"]
-#: PettingZoo AEC envs: name -> (module, keyword arguments of ``env()``)
+#: PettingZoo AEC envs: name on the command line (``--aec``) -> (label in the tables and the
+#: keys of ``env_speed.json``, module, keyword arguments of ``env()``)
 AEC_ENVS = {
-    "scorecard_v0 (penta, 2 players)": ("dice_env.multi.scorecard_v0", {}),
-    "five_thousand_v0 (2 players)": ("dice_env.multi.five_thousand_v0", {}),
+    "penta-2p": ("scorecard_v0 (penta, 2 players)", "dice_env.multi.scorecard_v0",
+                 {"game": "penta", "num_players": 2}),
+    "fivethousand-2p": ("five_thousand_v0 (2 players)", "dice_env.multi.five_thousand_v0",
+                        {"num_players": 2}),
 }
 
 
@@ -187,7 +190,8 @@ def main(argv: list[str] | None = None) -> dict:
                         help=f"env ids to measure ({REFERENCE_ID}, the reference, is always "
                              "measured)")
     parser.add_argument("--aec", nargs="*", default=list(AEC_ENVS), choices=list(AEC_ENVS),
-                        help="PettingZoo AEC envs to measure")
+                        help="PettingZoo AEC envs to measure (" + "; ".join(
+                            f"{k}: {v[0]}" for k, v in AEC_ENVS.items()) + ")")
     parser.add_argument("--sizes", nargs="*", type=int, default=[256, 1024, 4096],
                         help="batch sizes of the batched env")
     parser.add_argument("--steps", type=at_least(1), default=400_000,
@@ -202,13 +206,18 @@ def main(argv: list[str] | None = None) -> dict:
                              "the documented full run, runs/bench_env/ otherwise; '' is the "
                              "current folder)")
     args = parser.parse_args(argv)
+    unknown = [i for i in args.ids if i not in gym.registry]
+    if unknown:
+        known = [REFERENCE_ID] + [i for i in gym.registry if i.startswith("dice_env/")]
+        parser.error(f"--ids: unknown env id {', '.join(map(repr, unknown))} (known: "
+                     f"{', '.join(known)}, or any other registered Gymnasium id)")
     args.out = output_folder(parser, args, Path("runs") / "bench_env")
 
     sync_n = max(args.sizes)
     results = {"machine": f"{platform.machine()}, {platform.python_version()}",
                "repeats": args.repeats, "batch_sizes": args.sizes, "sync_num_envs": sync_n,
                "reference": REFERENCE_ID, "envs": {}, "aec": {}}
-    ids = [REFERENCE_ID] + [i for i in args.ids if i in gym.registry and i != REFERENCE_ID]
+    ids = [REFERENCE_ID] + [i for i in dict.fromkeys(args.ids) if i != REFERENCE_ID]
     reference_loop = single_env_loop(REFERENCE_ID, args.seed)
     best_reference = 0.0
 
@@ -243,11 +252,11 @@ def main(argv: list[str] | None = None) -> dict:
         tqdm.write(f"{env_id:30s} single {single:10,.0f} ({ratio:.3f}x)  "
                    f"unwrapped {raw:10,.0f}  sync {sync:10,.0f}  "
                    + "  ".join(f"N={k}: {v[0]:12,.0f}" for k, v in batched.items()))
-    for name in args.aec:
-        module, kwargs = AEC_ENVS[name]
+    for name in dict.fromkeys(args.aec):
+        label, module, kwargs = AEC_ENVS[name]
         rate, ratio = against_reference(aec_env_loop(module, kwargs, args.seed))
-        results["aec"][name] = {"single": round(rate), "single_over_reference": round(ratio, 3)}
-        tqdm.write(f"{name:30s} single {rate:10,.0f} ({ratio:.3f}x)")
+        results["aec"][label] = {"single": round(rate), "single_over_reference": round(ratio, 3)}
+        tqdm.write(f"{label:30s} single {rate:10,.0f} ({ratio:.3f}x)")
     results["envs"][REFERENCE_ID]["single"] = round(best_reference)  # its best timing
     args.out.mkdir(parents=True, exist_ok=True)
     atomic_write_text(args.out / "env_speed.md", markdown_report(results))

@@ -1,8 +1,9 @@
 #!/usr/bin/env python
 """Env steps per second of the PPO trainers: sb3-contrib's MaskablePPO against the lean one.
 
-Both train the same game with the same config (the committed ``agents/ppo_configs/<GAME>.json``,
-``--num-envs`` and ``--threads`` applied to both), one rollout plus one update per iteration.
+Both train the same game with the same config (the committed
+``agents/training/ppo/configs/<GAME>.json``, ``--num-envs`` and ``--threads`` applied to both),
+one rollout plus one update per iteration.
 After a warm-up iteration each trainer is timed for ``--iterations`` iterations, in alternating
 rounds (sb3, lean, sb3, lean, ...), and the best round of each counts: both are measured in the
 same run, so the ratio is fair on a shared, noisy machine even though the absolute rates are not.
@@ -30,7 +31,7 @@ def _sb3_rate(config: dict, iterations: int, seed: int) -> tuple[float, float]:
     """(steps/s, rollout share) of MaskablePPO."""
     from stable_baselines3.common.callbacks import BaseCallback
 
-    from agents.training import build_sb3_model
+    from agents.training.ppo import build_sb3_model
 
     model = build_sb3_model(config, seed)
     per_iteration = config["num_envs"] * config["ppo"]["n_steps"]
@@ -59,8 +60,8 @@ def _sb3_rate(config: dict, iterations: int, seed: int) -> tuple[float, float]:
 
 def _lean_rate(config: dict, iterations: int, seed: int) -> tuple[float, float]:
     """(steps/s, rollout share) of the lean trainer."""
-    from agents.lean_ppo import LeanTrainer
-    from agents.training import make_batched_env
+    from agents.training.ppo import make_batched_env
+    from agents.training.ppo.lean import LeanTrainer
 
     trainer = LeanTrainer(make_batched_env(config, seed), config, seed, 10**9)
     trainer.train_iteration()  # warm-up
@@ -107,7 +108,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
         parser.error("--iterations, --rounds, --num-envs and --threads must be positive")
     import torch
 
-    from agents.training import load_config
+    from agents.training.ppo import load_config
 
     torch.set_num_threads(args.threads)
     rows = []

@@ -4,8 +4,8 @@ For each preset the script
 
 1. solves the game in a fresh process (``scripts/solve.py GAME --json --force``), which gives
    an honest solve time and peak memory and refreshes the cached table;
-2. loads the table into an :class:`agents.optimal.OptimalAgent` and plays ``--games`` games on
-   the batched game core (dice from ``numpy.random.default_rng(--seed)``);
+2. loads the table into an :class:`agents.scorecard.optimal.OptimalAgent` and plays ``--games``
+   games on the batched game core (dice from ``numpy.random.default_rng(--seed)``);
 3. times the agent's per-decision queries (``act`` one at a time, ``act_batch`` on a batch).
 
 The simulated mean must agree with the DP value within sampling error (the ``z`` column).
@@ -112,7 +112,7 @@ def run(args: argparse.Namespace) -> dict:
     """Solve, simulate and time every game; the report as a dict."""
     from tqdm.auto import tqdm
 
-    from agents.optimal import OptimalAgent, simulate_optimal_games
+    from agents.scorecard.optimal import OptimalAgent, simulate_optimal_games
     from dice_env.scorecard.rules import get_rules
 
     report = {"command": "python scripts/optimal_report.py " + " ".join(args.argv),
@@ -302,7 +302,7 @@ def main(argv: list[str] | None = None) -> int:
     report = run(args)
     text = markdown(report)
     if not args.no_fivethousand:
-        from agents.solvers.fivethousand_report import fivethousand_report
+        from agents.evaluation.fivethousand_report import fivethousand_report
 
         section, report["fivethousand"] = fivethousand_report(
             args.games, args.seed, cache_dir=args.cache_dir, threads=args.threads or None,

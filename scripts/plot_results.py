@@ -25,7 +25,7 @@ from dice_env.io import atomic_write_bytes  # noqa: E402
 
 def read_curve(path: Path) -> dict[str, list[float]]:
     """An ``eval.csv`` by column."""
-    from agents.training import read_learning_curve
+    from agents.training.ppo import read_learning_curve
 
     rows = read_learning_curve(path)
     return {k: [float(r[k]) for r in rows] for k in rows[0]} if rows else {}

@@ -15,7 +15,8 @@ table: building the rule tables, loading -- or the first time compiling -- the n
 and the DP; or reading the cache), ``peak_mb`` (peak resident memory of the process),
 ``source`` (``solved`` / ``cache``), ``cache_path``, ``threads``; after a solve the breakdown
 ``prepare_seconds``, ``compile_seconds``, ``dp_seconds`` and ``states``; from the cache
-``solved_seconds`` (how long the stored solve took); ``wall_seconds`` since the script started
+``solved_seconds`` (how long the stored solve took) and ``solved_at`` (when: the local time
+the cached table was written, by an earlier run); ``wall_seconds`` since the script started
 (imports included).
 """
 
@@ -29,6 +30,8 @@ import argparse  # noqa: E402
 import json  # noqa: E402
 import sys  # noqa: E402
 from collections.abc import Callable  # noqa: E402
+from datetime import datetime  # noqa: E402
+from pathlib import Path  # noqa: E402
 
 
 def solve_scorecard_game(game: str, args: argparse.Namespace) -> dict:
@@ -86,6 +89,18 @@ def solvers() -> dict[str, Callable[[str, argparse.Namespace], dict]]:
     return table
 
 
+def solved_at(paths: list[str]) -> str | None:
+    """When the cached tables at ``paths`` were written (the latest; local time, to the
+    minute), or ``None`` if none can be read."""
+    times = []
+    for path in paths:
+        try:
+            times.append(Path(path).stat().st_mtime)
+        except OSError:
+            pass
+    return datetime.fromtimestamp(max(times)).isoformat(" ", "minutes") if times else None
+
+
 def describe(record: dict) -> str:
     """The human-readable lines of one result record."""
     if record["game"] == "fivethousand":
@@ -94,13 +109,16 @@ def describe(record: dict) -> str:
         return describe_fivethousand(record)
     lines = [f"{record['game']}: optimal expected score {record['expected_score']:.4f}"]
     if record["source"] == "cache":
-        lines.append(f"  loaded from the cache in {record['seconds']:.2f} s "
-                     f"(solving took {record['solved_seconds']:.2f} s; --force to redo it)")
+        when = f"on {record['solved_at']}, " if record.get("solved_at") else ""
+        lines.append(f"  not solved in this run: loaded in {record['seconds']:.2f} s from the "
+                     f"cache, solved earlier ({when}in {record['solved_seconds']:.2f} s; "
+                     "--force to solve it again)")
     else:
         lines.append(
-            f"  solved in {record['seconds']:.2f} s: tables {record['prepare_seconds']:.2f} s, "
-            f"numba kernels {record['compile_seconds']:.2f} s, DP {record['dp_seconds']:.2f} s "
-            f"over {record['states']:,} states on {record['threads']} thread(s)")
+            f"  solved now, in {record['seconds']:.2f} s: tables "
+            f"{record['prepare_seconds']:.2f} s, numba kernels {record['compile_seconds']:.2f} s, "
+            f"DP {record['dp_seconds']:.2f} s over {record['states']:,} states on "
+            f"{record['threads']} thread(s)")
     lines.append(f"  peak memory {record['peak_mb']:.0f} MB")
     if record.get("cache_path"):
         lines.append(f"  table: {record['cache_path']}")
@@ -138,6 +156,8 @@ def main(argv: list[str] | None = None) -> int:
     args.progress = not args.quiet and sys.stderr.isatty()
     for game in games:
         record = table[game](game, args)
+        if record["source"] == "cache":
+            record["solved_at"] = solved_at(record.get("cache_paths") or [record["cache_path"]])
         record["wall_seconds"] = round(time.perf_counter() - _T_START, 3)
         print(json.dumps(record) if args.json else describe(record), flush=True)
     return 0

@@ -4,7 +4,7 @@
 Every member of a grid of bank thresholds (per dice left) plays two-player games against the
 built-in default bot, seat-balanced; the best few are replayed on fresh dice with more games
 (so that the winner is not just the luckiest), and the best of those becomes the thresholds of
-``agents.make("heuristic", "fivethousand")`` (``agents/fivethousand_bots.py``:
+``agents.make("heuristic", "fivethousand")`` (``agents/fivethousand/bots.py``:
 ``HEURISTIC_THRESHOLDS``).  Writes ``results/threshold_sweep.csv`` and
 ``results/threshold_sweep.md``.
 """
@@ -22,8 +22,8 @@ import numpy as np
 from _cli_args import at_least, output_folder
 from tqdm import tqdm
 
-from agents.fivethousand_bots import HEURISTIC_THRESHOLDS, ThresholdAgent
-from agents.fivethousand_matches import play_fivethousand_matches
+from agents.evaluation.fivethousand_matches import play_fivethousand_matches
+from agents.fivethousand.bots import HEURISTIC_THRESHOLDS, ThresholdAgent
 from dice_env.fivethousand.bots import ThresholdBot
 from dice_env.io import atomic_write_text
 
@@ -105,7 +105,7 @@ def main(argv: list[str] | None = None) -> dict:
     summary = {"best_thresholds": list(best["thresholds"]), "win_rate": best["win_rate"],
                "in_use": list(HEURISTIC_THRESHOLDS)}
     if tuple(best["thresholds"]) != tuple(HEURISTIC_THRESHOLDS):
-        print(f"note: agents/fivethousand_bots.py HEURISTIC_THRESHOLDS = "
+        print(f"note: agents/fivethousand/bots.py HEURISTIC_THRESHOLDS = "
               f"{list(HEURISTIC_THRESHOLDS)}; the sweep's best is {list(best['thresholds'])}")
     print(json.dumps(summary))
     return summary

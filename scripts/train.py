@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Train a MaskablePPO agent on a game's batched env; stop any time and ``--resume``.
 
-Hyperparameters come from ``agents/ppo_configs/<GAME>.json`` (committed).  A run lives in
+Hyperparameters come from ``agents/training/ppo/configs/<GAME>.json`` (committed).  A run lives in
 ``--run-dir`` (default ``runs/<GAME>-seed<SEED>``): ``checkpoint.pkl`` (the whole training
 state, written atomically between PPO updates), ``eval.csv`` (the learning curve: the policy
 evaluated on fixed games), ``logs/`` (SB3's CSV and TensorBoard logs) and, once the run reaches
@@ -17,7 +17,8 @@ finished run (e.g. to ``results/models/<GAME>.zip``, where ``agents.make("ppo", 
 it).
 
 The config's ``"trainer"`` picks the implementation: ``"sb3"`` (default; sb3-contrib's
-MaskablePPO) or ``"lean"`` (:mod:`agents.lean_ppo`: the same algorithm and network, faster).
+MaskablePPO) or ``"lean"`` (:mod:`agents.training.ppo.lean`: the same algorithm and network,
+faster).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ import json
 import sys
 from pathlib import Path
 
-from agents.training import (
+from agents.training.ppo import (
     FINAL_NAME,
     LeanRun,
     StopRequest,

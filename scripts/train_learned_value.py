@@ -2,12 +2,12 @@
 """Train a learned-value player (a turn-start value network played by exact turn expectimax).
 
 Scorecard games (penta, dice-poker, the yahtzee presets) train by fitted value iteration
-backwards over the number of filled boxes (``agents/scorecard/value_training.py``); the run
+backwards over the number of filled boxes (``agents/training/learned_value/scorecard.py``); the run
 writes ``model.pt`` and its learning curve ``model.curve.{csv,json}`` into ``--out`` (default
 ``runs/learned-value-<GAME>-seed<SEED>/``), and ``--export PATH`` writes the same model and
 curve at ``PATH`` too -- e.g. ``results/models/learned-value-<GAME>.pt``, where
 ``agents.make("learned-value", GAME)`` finds it (``--export default`` names that path).
-``fivethousand`` hands the remaining arguments to ``agents.fivethousand.value_training``.
+``fivethousand`` hands the remaining arguments to ``agents.training.learned_value.fivethousand``.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ def _hidden(text: str) -> tuple[int, ...]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from agents.scorecard.value_training import TrainConfig
+    from agents.training.learned_value.scorecard import TrainConfig
 
     d = TrainConfig()
     p = _Parser(prog="train_learned_value.py", description=__doc__.splitlines()[0],
@@ -102,7 +102,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Parse the arguments, train, write the outputs; returns the exit code."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] == FIVE_THOUSAND:
-        from agents.fivethousand.value_training import main as fivethousand_main
+        from agents.training.learned_value.fivethousand import main as fivethousand_main
 
         return fivethousand_main(argv[1:])
     parser = build_parser()
@@ -110,7 +110,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     _check(parser, args)
 
     from agents.scorecard.learned_value import default_model_path, rules_of
-    from agents.scorecard.value_training import TrainConfig, train, write_outputs
+    from agents.training.learned_value.scorecard import TrainConfig, train, write_outputs
 
     config = TrainConfig(game=args.game, seed=args.seed, hidden=args.hidden,
                          states_per_layer=args.states, steps=args.steps,

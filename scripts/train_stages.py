@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Retrain a committed PPO model stage by stage, as it was trained.
 
-The stages of each game are in ``agents/ppo_stages.json``: stage ``i`` runs
+The stages of each game are in ``agents/training/ppo/stages.json``: stage ``i`` runs
 ``scripts/train.py GAME --seed 0 --run-dir RUN_ROOT/GAME-stage<i> --timesteps T_i`` with that
 stage's ``--set`` overrides, starting (``--init-from``) from stage ``i-1``'s final model.  A
 stage whose ``final.zip`` exists is skipped, one with a checkpoint is resumed, so the script
@@ -22,7 +22,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
-STAGES = ROOT / "agents" / "ppo_stages.json"
+STAGES = ROOT / "agents" / "training" / "ppo" / "stages.json"
 
 
 def load_stages(path: Path = STAGES) -> dict[str, list[dict]]:
@@ -67,7 +67,7 @@ def stage_args(game: str, stages: list[dict], i: int, run_root: Path,
 
 def main(argv: list[str] | None = None) -> list[dict]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[1])
-    parser.add_argument("game", help="a game with stages in agents/ppo_stages.json")
+    parser.add_argument("game", help="a game with stages in agents/training/ppo/stages.json")
     parser.add_argument("--run-root", type=Path, default=Path("runs") / "stages",
                         help="where the stages' run folders go (default %(default)s)")
     parser.add_argument("--export", action="store_true",

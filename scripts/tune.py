@@ -1,8 +1,9 @@
 #!/usr/bin/env python
 """Ray Tune sweeps of the lean PPO trainer: several seeds and/or a grid of config overrides.
 
-Each trial is one run of ``scripts/train.py``'s training (:class:`agents.training.LeanRun`, so
-configs with ``"trainer": "lean"``, such as the committed ``penta`` and ``dice-poker``) in its
+Each trial is one run of ``scripts/train.py``'s training
+(:class:`agents.training.ppo.runs.LeanRun`, so configs with ``"trainer": "lean"``, such as
+the committed ``penta`` and ``dice-poker``) in its
 own run directory ``<runs>/trials/<grid point>/seed<SEED>/``, with the same files as a
 ``train.py`` run: ``checkpoint.pkl`` (our exact checkpoint, written between an update and the
 next rollout), ``eval.csv`` (the learning curve on the config's fixed evaluation games) and
@@ -51,7 +52,7 @@ from typing import Any
 
 from _cli_args import at_least
 
-from agents.training import (
+from agents.training.ppo import (
     CHECKPOINT_NAME,
     LeanRun,
     apply_overrides,

@@ -6,8 +6,10 @@ import numpy as np
 import pytest
 
 import agents
-from agents.random_agent import RandomAgent
+from agents import registry
+from agents.games import resolve
 from dice_env import SCORECARD_IDS
+from dice_env.random_player import RandomPlayer as RandomAgent
 from dice_env.scorecard.rules import PRESETS, get_rules
 
 
@@ -51,11 +53,19 @@ def test_unknown_option_lists_the_accepted_ones():
 
 
 def test_game_resolution():
-    assert agents.resolve_game("dice_env/DicePoker-v0") == ("scorecard", "dice-poker")
-    assert agents.resolve_game("5000") == ("fivethousand", "fivethousand")
-    assert agents.resolve_game("dice_env/FiveThousandSolo-v0") == (
-        "fivethousand", "dice_env/FiveThousandSolo-v0")
-    assert agents.game_family("yahtzee-official") == "scorecard"
+    poker = resolve("dice_env/DicePoker-v0")
+    assert (poker.family, poker.spec, poker.env_id) == ("scorecard", "dice-poker",
+                                                        "dice_env/DicePoker-v0")
+    assert resolve(poker) is poker  # resolved once, passed down as is
+    assert (resolve("5000").family, resolve("5000").spec) == ("fivethousand", "fivethousand")
+    solo = resolve("dice_env/FiveThousandSolo-v0")
+    assert (solo.family, solo.spec) == ("fivethousand", "dice_env/FiveThousandSolo-v0")
+    assert resolve("yahtzee-official").family == "scorecard"
+    assert resolve("penta").rules.name == "penta"
+    custom = get_rules("penta", upper_bonus_threshold=60)
+    assert resolve(custom).spec is custom and resolve(custom).env_id is None
+    with pytest.raises(ValueError, match="unknown game 'chess'; known games"):
+        resolve("chess")
 
 
 def test_registry_lists_every_player():
@@ -66,27 +76,27 @@ def test_registry_lists_every_player():
 
 
 def test_a_registered_player_whose_module_is_missing_raises_import_error(monkeypatch):
-    monkeypatch.setitem(agents._REGISTRY["scorecard"], "ghost", "agents.no_such_module:Ghost")
+    monkeypatch.setitem(registry._REGISTRY["scorecard"], "ghost", "agents.no_such_module:Ghost")
     with pytest.raises(ImportError, match="agents.no_such_module"):
         agents.make("ghost", "penta")
 
 
 def test_register_adds_a_lazily_imported_player(monkeypatch):
-    monkeypatch.setitem(agents._REGISTRY, "scorecard", dict(agents._REGISTRY["scorecard"]))
-    agents.register("coin", "scorecard", "agents.random_agent:RandomAgent")
+    monkeypatch.setitem(registry._REGISTRY, "scorecard", dict(registry._REGISTRY["scorecard"]))
+    agents.register("coin", "scorecard", "dice_env.random_player:RandomPlayer")
     assert isinstance(agents.make("coin", "penta", seed=0), RandomAgent)
     with pytest.raises(ValueError, match="already registered"):
-        agents.register("coin", "scorecard", "agents.scorecard_bots:GreedyAgent")
-    agents.register("coin", "scorecard", "agents.scorecard_bots:GreedyAgent", overwrite=True)
+        agents.register("coin", "scorecard", "agents.scorecard.heuristic:GreedyAgent")
+    agents.register("coin", "scorecard", "agents.scorecard.heuristic:GreedyAgent", overwrite=True)
     assert type(agents.make("coin", "penta")).__name__ == "GreedyAgent"
     with pytest.raises(ValueError, match="unknown game family"):
-        agents.register("coin", "chess", "agents.random_agent:RandomAgent")
+        agents.register("coin", "chess", "dice_env.random_player:RandomPlayer")
     with pytest.raises(ValueError, match="module:Class"):
-        agents.register("coin2", "scorecard", "agents.random_agent")
+        agents.register("coin2", "scorecard", "dice_env.random_player")
     agents.register("ghost", "scorecard", "agents.no_such_module:Ghost")
     with pytest.raises(ImportError, match="no_such_module"):
         agents.make("ghost", "penta")
-    agents.register("ghost2", "scorecard", "agents.random_agent:Ghost")
+    agents.register("ghost2", "scorecard", "dice_env.random_player:Ghost")
     with pytest.raises(ImportError, match="has no 'Ghost'"):
         agents.make("ghost2", "penta")
 

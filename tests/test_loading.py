@@ -12,9 +12,10 @@ import pytest
 
 import agents
 from agents.evaluation import play_scorecard_games
-from agents.fivethousand_matches import play_fivethousand_matches
-from agents.loading import FunctionAgent, SB3Agent, detect_algorithm
-from agents.ppo import MODELS_DIR, PPOAgent
+from agents.evaluation.fivethousand_matches import play_fivethousand_matches
+from agents.policies.committed import MODELS_DIR, PPOAgent
+from agents.policies.sb3_models import SB3Agent, detect_algorithm
+from agents.policies.user_code import FunctionAgent
 
 pytest.importorskip("sb3_contrib")
 
@@ -208,7 +209,7 @@ def test_module_attr_details(bots_dir):
 
 
 def test_objects_are_accepted_directly():
-    from agents.random_agent import RandomAgent
+    from dice_env.random_player import RandomPlayer as RandomAgent
 
     bot = RandomAgent("penta")
     assert agents.load(bot, "penta") is bot
@@ -219,7 +220,7 @@ def test_objects_are_accepted_directly():
 
 
 def test_a_registered_name_is_made():
-    from agents.scorecard_bots import HeuristicAgent
+    from agents.scorecard.heuristic import HeuristicAgent
 
     assert isinstance(agents.load("heuristic", "penta"), HeuristicAgent)
     plays_legal_games(agents.load(" greedy ", "dice-poker"), "dice-poker", n=5)

@@ -10,10 +10,10 @@ import sys
 import numpy as np
 import pytest
 
-from agents.play_cli import (
+from agents.play.cli import main
+from agents.play.commands import (
     Command,
     InputError,
-    main,
     parse_box,
     parse_fivethousand_command,
     parse_positions,
@@ -237,7 +237,7 @@ def test_pty_fivethousand_against_a_bot() -> None:
 def test_line_reader_timeout_on_a_pipe() -> None:
     import os
 
-    from agents.play_cli import LineReader
+    from agents.play.line_input import LineReader
 
     r, w = os.pipe()
     with os.fdopen(r, "r") as stream:
@@ -256,7 +256,7 @@ def test_line_reader_partial_line_on_a_pipe_stops_the_timer() -> None:
     import threading
     import time
 
-    from agents.play_cli import LineReader
+    from agents.play.line_input import LineReader
 
     r, w = os.pipe()
     with os.fdopen(r, "r") as stream:
@@ -303,7 +303,7 @@ def test_scorecard_table_seats_up_to_six_players_on_the_match_core() -> None:
 
 
 def test_human_holds_map_to_the_canonical_hold_of_the_same_dice() -> None:
-    from agents.play_cli import ScorecardTable
+    from agents.play.scorecard_table import ScorecardTable
 
     rules = get_rules("penta")
     table = ScorecardTable(rules, 2, np.random.default_rng(0))

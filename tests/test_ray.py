@@ -69,7 +69,7 @@ def test_bad_arguments_are_one_line_errors(argv, message, capsys, tmp_path):
 
 
 def test_rllib_env_raises_on_an_illegal_action():
-    from agents.training import load_config
+    from agents.training.ppo import load_config
 
     env = train_rllib.make_env({"config": load_config("penta")})
     obs, _ = env.reset(seed=0)

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 import agents
 from agents.evaluation import play_scorecard_games, scorecard_observations
-from agents.scorecard_bots import GreedyAgent, HeuristicAgent, computer_choice
+from agents.scorecard.heuristic import GreedyAgent, HeuristicAgent, computer_choice
 from dice_env import dice as D
 from dice_env.scorecard import game as G
 from dice_env.scorecard.observation import decode_observation

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.optimal import OptimalAgent, simulate_optimal_games
+from agents.scorecard.optimal import OptimalAgent, simulate_optimal_games
 from agents.solvers import scorecard_dp as DP
 from dice_env import dice as D
 from dice_env.scorecard import game as G

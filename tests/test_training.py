@@ -50,7 +50,7 @@ def test_resume_is_exact(tmp_path):
 
 
 def test_resume_refuses_a_missing_or_corrupt_checkpoint(tmp_path):
-    from agents.training import load_checkpoint
+    from agents.training.ppo import load_checkpoint
 
     with pytest.raises(ValueError, match="no checkpoint"):
         load_checkpoint(tmp_path)
@@ -60,7 +60,7 @@ def test_resume_refuses_a_missing_or_corrupt_checkpoint(tmp_path):
 
 
 def test_ppo_agent_needs_a_model(tmp_path):
-    from agents.ppo import PPOAgent
+    from agents.policies.committed import PPOAgent
 
     with pytest.raises(FileNotFoundError, match="train"):
         PPOAgent("penta", model_path=tmp_path / "none.zip")
@@ -86,7 +86,7 @@ def test_resume_with_shaping_and_overrides_is_exact(tmp_path):
 
 
 def test_apply_overrides():
-    from agents.training import apply_overrides
+    from agents.training.ppo import apply_overrides
 
     config = {"ppo": {"ent_coef": 0.003}, "num_envs": 8}
     out = apply_overrides(config, ["ppo.ent_coef=0.01", "shaping.upper_bonus=1",
@@ -106,7 +106,7 @@ def test_bonus_shaping_telescopes_to_a_constant():
     import numpy as np
 
     import agents
-    from agents.shaping import BonusShapingVecEnv, bonus_potential
+    from agents.training.ppo.shaping import BonusShapingVecEnv, bonus_potential
     from dice_env.sb3 import make_sb3_vec_env
     from dice_env.scorecard.rules import get_rules
 
@@ -168,8 +168,8 @@ def test_lean_network_is_sb3_mlp_policy():
     import numpy as np
     import torch
 
-    from agents.lean_ppo import ActorCritic
-    from agents.training import build_sb3_model
+    from agents.training.ppo import build_sb3_model
+    from agents.training.ppo.lean import ActorCritic
 
     config = {**TINY, "policy_kwargs": {"net_arch": {"pi": [32, 16], "vf": [24]}}}
     model = build_sb3_model(config, seed=0, num_envs=1)
@@ -192,7 +192,7 @@ def test_lean_trainer_learns_and_refuses_unknown_settings():
     import gymnasium as gym
     from gymnasium.vector import AutoresetMode
 
-    from agents.lean_ppo import LeanTrainer
+    from agents.training.ppo.lean import LeanTrainer
 
     config = {"reward_scale": 0.01, "policy_kwargs": {"net_arch": [64, 64]},
               "ppo": {"learning_rate": 0.001, "n_steps": 39, "batch_size": 1024, "n_epochs": 4,
@@ -229,7 +229,7 @@ def test_sigint_writes_a_checkpoint_and_exits_0(tmp_path, trainer):
     import signal
     import time
 
-    from agents.training import read_checkpoint
+    from agents.training.ppo import read_checkpoint
 
     config = _tiny_config(tmp_path, trainer=trainer)
     run_dir = tmp_path / "run"
@@ -336,8 +336,8 @@ def test_lean_init_from_continues_an_exported_model(tmp_path):
 def test_linear_learning_rate_decays_over_the_runs_own_steps():
     """A linear schedule decays from the run's first step to its total: from 0 for a new run,
     from the model's step count for a run continuing it (``--init-from``)."""
-    from agents.lean_ppo import LeanTrainer
-    from agents.training import make_batched_env
+    from agents.training.ppo import make_batched_env
+    from agents.training.ppo.lean import LeanTrainer
 
     config = {**TINY, "trainer": "lean",
               "ppo": {**TINY["ppo"], "learning_rate_schedule": "linear"}}
@@ -375,7 +375,7 @@ def test_train_stages_chains_init_from_and_resumes(tmp_path):
     assert not (root / "penta-stage1" / "final.zip").exists()  # so the next call resumes it
     summaries = train_stages.main(common)
     assert [s["timesteps"] for s in summaries] == [256, 512]
-    from agents.training import read_checkpoint
+    from agents.training.ppo import read_checkpoint
 
     second = read_checkpoint(root / "penta-stage2")["extra"]
     assert second["init_from"] == str(root / "penta-stage1" / "final.zip")

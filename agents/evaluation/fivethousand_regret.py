@@ -197,14 +197,14 @@ def fivethousand_gap(agent: Any, games: int = 4000, seed: int | None = 0, *,
         seed: seed of the dice.
         mode: ``"two-player"`` (against the optimal player, losses in win probability) or
             ``"solo"`` (losses in expected turns).
-        optimal: an :class:`agents.optimal_fivethousand.OptimalAgent` (default: built).
+        optimal: an :class:`agents.fivethousand.optimal.OptimalAgent` (default: built).
         rules: the 5000 rules (default: the standard game).
         name: the agent's name in reports.
 
     Returns:
         A :class:`FiveThousandRegret`.
     """
-    from agents.optimal_fivethousand import OptimalAgent, play_solo_games
+    from agents.fivethousand.optimal import OptimalAgent, play_solo_games
 
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r}; expected one of {list(MODES)}")

@@ -114,10 +114,11 @@ def single_turn_monte_carlo(n_turns: int, seed: int, facts: dict | None = None,
 
 
 def seat_balanced(player: Any, opponent: Any, n_games: int, seed: int, rules=None) -> dict:
-    """Two-player match with :func:`agents.fivethousand_matches.play_fivethousand_matches`
-    (seats alternate game by game): ``player``'s win rate when it opens / follows, their mean
+    """Two-player match with
+    :func:`agents.evaluation.fivethousand_matches.play_fivethousand_matches` (seats alternate
+    game by game): ``player``'s win rate when it opens / follows, their mean
     (the seat-balanced rate) and its standard error."""
-    from agents.fivethousand_matches import play_fivethousand_matches
+    from agents.evaluation.fivethousand_matches import play_fivethousand_matches
 
     t0 = time.perf_counter()
     r = play_fivethousand_matches([player, opponent], n_games, seed=seed,
@@ -161,8 +162,8 @@ def fivethousand_report(games: int = 20_000, seed: int = 0, *, cache_dir: str | 
     """
     from tqdm.auto import tqdm
 
-    from agents.fivethousand_matches import play_fivethousand_matches
-    from agents.optimal_fivethousand import OptimalAgent, play_solo_games
+    from agents.evaluation.fivethousand_matches import play_fivethousand_matches
+    from agents.fivethousand.optimal import OptimalAgent, play_solo_games
     from dice_env.fivethousand.bots import ThresholdBot
 
     bot_games = games if bot_games is None else bot_games
@@ -269,7 +270,7 @@ def fivethousand_report(games: int = 20_000, seed: int = 0, *, cache_dir: str | 
         bot = ThresholdBot(rules, thresholds=[k] * 5)
         opponents.append((_bot_label([k] * 5, True, k), bot, {"kind": "flat", "threshold": k}))
     try:  # the factory's tuned "heuristic" (the winner of scripts/sweep_thresholds.py)
-        from agents.fivethousand_bots import HeuristicAgent
+        from agents.fivethousand.bots import HeuristicAgent
     except ImportError:  # pragma: no cover - older trees
         HeuristicAgent = None
     if HeuristicAgent is not None:

@@ -392,8 +392,8 @@ def optimality_gap(agent: Any, game: str | Rules = "penta", games: int = 2000,
             ``(seed, i)``).
         paired: also play the optimal player on the same dice, for the paired final-score
             difference, the rates beside the optimum's and the variance-reduction factor.
-        optimal: an :class:`agents.optimal.OptimalAgent` for the game (default: built, which
-            solves or loads the game's table).
+        optimal: an :class:`agents.scorecard.optimal.OptimalAgent` for the game (default:
+            built, which solves or loads the game's table).
         batch_size: games played side by side.
         canonical_holds: the env's hold encoding.
         name: the agent's name in reports (default: its ``name`` attribute or class).
@@ -412,7 +412,7 @@ def optimality_gap(agent: Any, game: str | Rules = "penta", games: int = 2000,
     """
     import time
 
-    from agents.optimal import OptimalAgent
+    from agents.scorecard.optimal import OptimalAgent
 
     rules = rules_of(game)
     if games < 2:

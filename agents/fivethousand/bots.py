@@ -1,11 +1,11 @@
-"""5000 players for the factory: random, the threshold family, and the tuned ``heuristic``.
+"""5000 players for the factory: the threshold family and the tuned ``heuristic``.
 
 ``agents.make("threshold", "fivethousand", threshold=400)`` builds a
 :class:`~dice_env.fivethousand.bots.ThresholdBot` (bank once the turn total reaches a threshold
 that grows with the dice left, never banking an overshoot, always banking an exact win);
 ``"heuristic"`` is the best member of that family found by ``scripts/sweep_thresholds.py``
-(its table: ``results/threshold_sweep.md``).  All are batched (``act_batch``) and deterministic
-except ``random``.
+(its table: ``results/threshold_sweep.md``).  Both are batched (``act_batch``) and deterministic.
+The ``random`` player of every game is :class:`dice_env.random_player.RandomPlayer`.
 """
 
 from __future__ import annotations
@@ -13,10 +13,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from agents.random_agent import RandomAgent
 from dice_env.fivethousand.bots import ThresholdBot
 
-__all__ = ["HEURISTIC_THRESHOLDS", "HeuristicAgent", "RandomAgent", "ThresholdAgent"]
+__all__ = ["HEURISTIC_THRESHOLDS", "HeuristicAgent", "ThresholdAgent"]
 
 #: Bank thresholds for 1..5 dice left of the ``heuristic`` bot: the winner of
 #: ``python scripts/sweep_thresholds.py`` (see ``results/threshold_sweep.md``).

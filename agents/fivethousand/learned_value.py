@@ -25,7 +25,7 @@ What this module holds:
   With three or more players it plays the two-player policy against the leader (the other
   player with the highest score) -- an approximation that ignores the others' bumps and gifts.
 
-The trainer is :mod:`agents.fivethousand.value_training`; the default model is
+The trainer is :mod:`agents.training.learned_value.fivethousand`; the default model is
 ``results/models/learned-value-fivethousand.pt``.  Nothing here reads the exact solver's tables.
 """
 
@@ -41,7 +41,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents.learned_value_io import mlp
+from agents.networks import mlp
 from dice_env.fivethousand import game as G
 from dice_env.fivethousand import rules as R
 from dice_env.fivethousand.observation import decode_observation, num_players_of
@@ -423,7 +423,7 @@ class ValueModel:
             raise FileNotFoundError(
                 f"no learned-value model at {path}; train one with `python "
                 f"scripts/train_learned_value.py fivethousand --export {path}` (or "
-                f"`python -m agents.fivethousand.value_training --export {path}`)")
+                f"`python -m agents.training.learned_value.fivethousand --export {path}`)")
         data = torch.load(path, map_location="cpu", weights_only=True)
         if not isinstance(data, dict) or data.get("kind") != "learned-value-fivethousand":
             raise ValueError(f"{path} is not a 5000 learned-value checkpoint")

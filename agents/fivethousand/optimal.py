@@ -19,7 +19,8 @@ It reads Gymnasium observations (``FiveThousand-v0``, ``FiveThousandSolo-v0``, t
 env state dict with their win probability (or expected turns).
 
 :func:`play_solo_games` plays many solo games at once on the batched game core; matches of two
-or more players are played by :func:`agents.fivethousand_matches.play_fivethousand_matches`.
+or more players are played by
+:func:`agents.evaluation.fivethousand_matches.play_fivethousand_matches`.
 """
 
 from __future__ import annotations
@@ -395,7 +396,7 @@ class OptimalAgent:
 
 
 # ------------------------------------------------------------------------------------------
-# Solo games (two or more players: agents.fivethousand_matches.play_fivethousand_matches)
+# Solo games (two or more players: agents.evaluation.fivethousand_matches.play_fivethousand_matches)
 # ------------------------------------------------------------------------------------------
 def play_solo_games(player: Any, n_games: int, *, rules: FiveThousandRules | dict | None = None,
                     seed: int | None = 0, max_steps: int = 100_000,

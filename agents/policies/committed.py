@@ -3,8 +3,8 @@
 The committed models live in ``results/models/<game>.zip`` (written by ``scripts/train.py``);
 ``model_path`` loads another one.  The player is deterministic by default (the most probable
 legal action) and always passes the action mask, so it never returns an illegal action.
-:class:`PPOAgent` is an :class:`~agents.loading.SB3Agent` (what :func:`agents.load` builds for a
-model file) that finds the committed model of its game.
+:class:`PPOAgent` is an :class:`~agents.policies.sb3_models.SB3Agent` (what :func:`agents.load`
+builds for a model file) that finds the committed model of its game.
 """
 
 from __future__ import annotations
@@ -13,29 +13,22 @@ import os
 from pathlib import Path
 from typing import Any
 
-from agents.loading import SB3Agent
+from agents.games import resolve
+from agents.policies.sb3_models import SB3Agent
 
-MODELS_DIR = Path(__file__).resolve().parent.parent / "results" / "models"
-
-#: model file stem of each game name the factory accepts
-_MODEL_NAMES = {"fivethousand": "fivethousand", "5000": "fivethousand",
-                "five-thousand": "fivethousand", "dice_env/FiveThousand-v0": "fivethousand"}
+MODELS_DIR = Path(__file__).resolve().parents[2] / "results" / "models"
+#: the PPO training configs (data files of agents.training.ppo, read here only to name one in a
+#: hint; this module does not import the trainer, which sits a layer above the players)
+CONFIG_DIR = Path(__file__).resolve().parents[1] / "training" / "ppo" / "configs"
 
 
 def default_model_path(game: Any) -> Path:
-    """``results/models/<game>.zip`` for a preset name or env id."""
-    from dice_env import SCORECARD_IDS
-
-    name = getattr(game, "name", game)
-    name = SCORECARD_IDS.get(name, name)
-    name = _MODEL_NAMES.get(name, name)
-    return MODELS_DIR / f"{name}.zip"
+    """``results/models/<stem>.zip`` of a game (any name :func:`agents.games.resolve` takes)."""
+    return MODELS_DIR / f"{resolve(game).model_name}.zip"
 
 
 def training_hint(game: Any) -> str:
     """How to train a model for ``game``: its config's command, or how to write a config."""
-    from agents.training import CONFIG_DIR
-
     path = default_model_path(game)
     name = path.stem
     if (CONFIG_DIR / f"{name}.json").exists():
@@ -46,11 +39,11 @@ def training_hint(game: Any) -> str:
 
 
 class PPOAgent(SB3Agent):
-    """A trained MaskablePPO policy as a player (an :class:`~agents.loading.SB3Agent`).
+    """A trained MaskablePPO policy as a player (an :class:`~agents.policies.sb3_models.SB3Agent`).
 
     The model's spaces are checked against the game's env when it is loaded, so a model
     trained for another game is refused with a message naming both games.  Any model
-    :class:`~agents.loading.SB3Agent` loads (PPO, A2C, DQN) works too.
+    :class:`~agents.policies.sb3_models.SB3Agent` loads (PPO, A2C, DQN) works too.
 
     Args:
         game: the game (preset name, env id or ``"fivethousand"``) -- picks the default model.

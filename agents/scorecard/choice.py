@@ -1,6 +1,6 @@
 """The scorecard players' rule for turning action values into a legal action.
 
-:func:`best_legal_action` is shared by the optimal player (:mod:`agents.optimal`) and the
+:func:`best_legal_action` is shared by the optimal player (:mod:`agents.scorecard.optimal`) and the
 learned-value player (:mod:`agents.scorecard.learned_value`), so both break ties alike.
 """
 

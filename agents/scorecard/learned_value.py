@@ -33,7 +33,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents.learned_value_io import mlp
+from agents.networks import mlp
 from agents.scorecard.choice import best_legal_action
 from dice_env import dice as D
 from dice_env.io import atomic_write_bytes

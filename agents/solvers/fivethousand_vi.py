@@ -670,7 +670,7 @@ def solve_solo(rules: FiveThousandRules | dict | str | None = None, *,
 # --------------------------------------------------------------------------------------------
 def policy_of(solution: TwoPlayerSolution) -> np.ndarray:
     """The optimal player's bank decisions ``(K, K, T, 6)`` bool, exactly as
-    :class:`agents.optimal_fivethousand.OptimalAgent` plays (ties within ``TIE_TOL`` bank)."""
+    :class:`agents.fivethousand.optimal.OptimalAgent` plays (ties within ``TIE_TOL`` bank)."""
     if solution.rules.choose_scoring_dice:
         raise NotImplementedError("fixed-policy tables cover the literal rules only")
     roll, bank = solution.tables()
@@ -997,16 +997,19 @@ def describe_fivethousand(record: dict) -> str:
         f"under optimal play; solo needs {record['expected_turns_solo']:.10f} turns on average",
     ]
     if record["source"] == "cache":
-        lines.append(f"  loaded from the cache in {record['seconds']:.2f} s (solving took "
-                     f"{record.get('solved_seconds', float('nan')):.2f} s; --force to redo it)")
+        when = f"on {record['solved_at']}, " if record.get("solved_at") else ""
+        lines.append(f"  not solved in this run: loaded in {record['seconds']:.2f} s from the "
+                     f"cache, solved earlier ({when}in "
+                     f"{record.get('solved_seconds', float('nan')):.2f} s; --force to solve it "
+                     "again)")
     else:
         extra = ""
         if "vi_seconds" in record:
             extra = (f": tables {record['model_seconds']:.2f} s, numba kernels "
                      f"{record['compile_seconds']:.2f} s, value iteration "
                      f"{record['vi_seconds']:.2f} s")
-        lines.append(f"  solved in {record['seconds']:.2f} s{extra}; {record['sweeps']} sweeps "
-                     f"to {record['tol']:g} (residual {record['residual']:.1e}) over "
+        lines.append(f"  solved now, in {record['seconds']:.2f} s{extra}; {record['sweeps']} "
+                     f"sweeps to {record['tol']:g} (residual {record['residual']:.1e}) over "
                      f"{record['states']:,} states / {record['decision_states']:,} decisions "
                      f"on {record['threads']} thread(s)")
     lines.append(f"  peak memory {record['peak_mb']:.0f} MB")

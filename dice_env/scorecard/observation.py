@@ -39,7 +39,7 @@ upper boxes, and mapping a signed quantity ``x`` to ``0.5 + 0.5 * clip(x / T, -1
 
 Every bonus entry is a function of the basic entries (:func:`bonus_features`), so a model
 trained on the ``"bonus"`` observation plays from basic observations too (the agents extend
-them, see :class:`agents.loading.SB3Agent`).
+them, see :class:`agents.policies.sb3_models.SB3Agent`).
 """
 
 from __future__ import annotations

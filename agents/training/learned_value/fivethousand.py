@@ -23,7 +23,7 @@ Bellman residual, the change of ``W``, the fit error, and ``W(0, 0)``: the opene
 probability as the network sees it); the final fit adds a row of phase ``"polish"``.
 
 CLI: :func:`main` (``scripts/train_learned_value.py fivethousand``, or ``python -m
-agents.fivethousand.value_training``).
+agents.training.learned_value.fivethousand``).
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ import numpy as np
 import torch
 
 from agents.fivethousand.learned_value import ValueModel, rules_of, turn_start_values
-from agents.learned_value_io import write_model_and_curve
+from agents.training.learned_value.files import write_model_and_curve
 from dice_env.fivethousand.rules import FiveThousandRules
 
 __all__ = ["TrainConfig", "TrainResult", "main", "train", "write_outputs"]

@@ -24,7 +24,6 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from agents.learned_value_io import write_model_and_curve
 from agents.scorecard.learned_value import (
     LearnedValueAgent,
     ValueModel,
@@ -32,6 +31,7 @@ from agents.scorecard.learned_value import (
     rules_of,
     turn_start_values,
 )
+from agents.training.learned_value.files import write_model_and_curve
 from dice_env.scorecard import game as G
 from dice_env.scorecard.rules import FIVE_FIFTY, FIVE_OPEN, FIVE_ZERO, Rules
 

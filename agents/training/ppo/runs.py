@@ -1,29 +1,16 @@
-"""MaskablePPO training on the batched envs, with exact checkpoint / resume.
+"""A training run in its run folder: evaluation, checkpoints on a schedule, and stopping.
 
-The pieces behind ``scripts/train.py``:
-
-* :func:`load_config` -- the committed per-game hyperparameters (``agents/ppo_configs/``).
-* :func:`make_training_env` -- the natively batched vector env of the game (SAME_STEP
-  autoreset), wrapped for Stable-Baselines3 (:class:`dice_env.sb3.SB3VecEnv`) and
-  ``VecMonitor``; 5000 opponents come from :func:`agents.make`.
-* :class:`TrainingCallback` -- periodic evaluation (fixed seed, deterministic policy; the
-  learning curve goes to ``eval.csv``) and checkpoints.
-* :func:`save_checkpoint` / :func:`load_checkpoint` -- one file holding the model (weights and
-  optimizer), the batched env with its generator, the last observations, the episode
-  statistics and every random generator (torch, numpy, python), written atomically.  A run
-  resumed from it continues exactly as if it had never stopped: checkpoints are taken between
-  a PPO update and the next rollout, and nothing random happens in between.
+* :func:`make_callback` -- the SB3 trainer's callback: periodic evaluation (fixed seed,
+  deterministic policy; the learning curve goes to ``eval.csv``) and checkpoints;
+* :class:`LeanRun` -- the same schedule and files around the lean trainer (:mod:`.lean`);
+* :class:`StopRequest` -- a wall-clock budget and Ctrl-C / SIGTERM, answered with a checkpoint;
+* :func:`checkpoint_model` / :func:`run_folder_agent` -- the policy of a run's latest
+  checkpoint, whichever trainer wrote it (what ``agents.load(run_folder, game)`` plays).
 """
 
 from __future__ import annotations
 
-import copy
-import csv
-import hashlib
-import io
-import json
 import os
-import pickle
 import signal
 import sys
 import time
@@ -34,150 +21,20 @@ from typing import Any
 
 import numpy as np
 
-from agents.lean_ppo import rng_states, set_rng_states
-from dice_env.io import atomic_write_bytes, atomic_write_text
+from agents.training.ppo.checkpoints import (
+    CHECKPOINT_NAME,
+    load_checkpoint,
+    read_checkpoint,
+    read_learning_curve,
+    save_checkpoint,
+    write_checkpoint,
+    write_learning_curve,
+)
+from agents.training.ppo.envs import build_sb3_model, make_batched_env, shaping_potential
+from agents.training.ppo.lean import rng_states, set_rng_states
 
-CONFIG_DIR = Path(__file__).resolve().parent / "ppo_configs"
-#: version 2 wraps the pickled state with its sha256 (a damaged file is refused, not half-read);
-#: version 1 files (no checksum) are still read
-CHECKPOINT_VERSION = 2
-CHECKPOINT_NAME = "checkpoint.pkl"
-#: a finished run's model (a stopped run has none)
-FINAL_NAME = "final.zip"
-
-
-def load_config(game: str, path: str | Path | None = None) -> dict:
-    """The training config of ``game`` (``agents/ppo_configs/<game>.json`` unless ``path``)."""
-    path = Path(path) if path is not None else CONFIG_DIR / f"{game}.json"
-    if not path.exists():
-        known = sorted(p.stem for p in CONFIG_DIR.glob("*.json"))
-        raise ValueError(f"no training config {path}; configs exist for {known}")
-    config = json.loads(path.read_text())
-    for key in ("env_id", "num_envs", "total_timesteps", "ppo", "eval"):
-        if key not in config:
-            raise ValueError(f"config {path} misses {key!r}")
-    config.setdefault("game", game)
-    return config
-
-
-def apply_overrides(config: dict, overrides: list[str]) -> dict:
-    """A copy of ``config`` with ``"a.b=value"`` overrides applied (``value`` parsed as JSON,
-    else kept as a string).  ``ValueError`` for a malformed override."""
-    config = copy.deepcopy(config)
-    for item in overrides:
-        key, sep, raw = item.partition("=")
-        if not sep or not key:
-            raise ValueError(f"override {item!r} should look like key=value, e.g. "
-                             "ppo.ent_coef=0.01")
-        try:
-            value = json.loads(raw)
-        except json.JSONDecodeError:
-            value = raw
-        *path, last = key.split(".")
-        node = config
-        for part in path:
-            node = node.setdefault(part, {})
-            if not isinstance(node, dict):
-                raise ValueError(f"override {item!r}: {part!r} is not a section of the config")
-        node[last] = value
-    return config
-
-
-def rollout_size(config: dict) -> int:
-    """Steps in one rollout of a config: ``num_envs x ppo.n_steps`` (SB3's default 2048)."""
-    return int(config["num_envs"]) * int(config["ppo"].get("n_steps", 2048))
-
-
-def whole_rollouts(config: dict, timesteps: int) -> int:
-    """``timesteps`` rounded up to whole rollouts of ``config``: the total a run trains."""
-    rollout = rollout_size(config)
-    return -(-int(timesteps) // rollout) * rollout
-
-
-def make_batched_env(config: dict, seed: int | None = None):
-    """The config's natively batched Gymnasium vector env (SAME_STEP autoreset; the
-    opponents of 5000 built with :func:`agents.make`)."""
-    import gymnasium as gym
-    from gymnasium.vector import AutoresetMode
-
-    import agents
-
-    kwargs = dict(config.get("env_kwargs", {}))
-    if "opponent" in config:
-        opponent = agents.make(config["opponent"], "fivethousand", seed=seed)
-        kwargs["opponents"] = [opponent] * (kwargs.get("num_players", 2) - 1)
-    return gym.make_vec(config["env_id"], num_envs=config["num_envs"],
-                        vectorization_mode="vector_entry_point",
-                        autoreset_mode=AutoresetMode.SAME_STEP, **kwargs)
-
-
-def make_training_env(config: dict, seed: int):
-    """``VecMonitor(SB3VecEnv(batched env))`` for a config (opponents built for 5000)."""
-    from stable_baselines3.common.vec_env import VecMonitor
-
-    from dice_env.sb3 import SB3VecEnv
-
-    sb3 = SB3VecEnv(make_batched_env(config, seed), reward_scale=config.get("reward_scale", 1.0))
-    sb3.seed(seed)
-    return shaped(VecMonitor(sb3), config)
-
-
-def _shaping_settings(config: dict) -> dict | None:
-    shaping = config.get("shaping")
-    if not shaping:
-        return None
-    unknown = sorted(set(shaping) - {"upper_bonus", "scale"})
-    if unknown:
-        raise ValueError(f"unknown shaping options {unknown}; known: ['upper_bonus', 'scale']")
-    from dice_env import SCORECARD_IDS
-    from dice_env.scorecard.rules import get_rules
-
-    return {"rules": get_rules(SCORECARD_IDS[config["env_id"]]),
-            "weight": float(shaping.get("upper_bonus", 1.0)),
-            "scale": float(shaping.get("scale", 6.0))}
-
-
-def shaped(monitor, config: dict):
-    """``monitor`` wrapped in the config's reward shaping, if it has one.
-
-    ``"shaping": {"upper_bonus": w}`` adds ``w`` times the potential-based upper-bonus shaping
-    of :mod:`agents.shaping` (the monitor below it still records the true returns).
-    """
-    settings = _shaping_settings(config)
-    if settings is None:
-        return monitor
-    from agents.shaping import BonusShapingVecEnv
-
-    return BonusShapingVecEnv(monitor, settings["rules"], weight=settings["weight"],
-                              reward_scale=config.get("reward_scale", 1.0),
-                              scale=settings["scale"])
-
-
-def shaping_potential(config: dict):
-    """``obs -> (N,)`` the config's shaping potential in points (for the lean trainer), or
-    None when the config has no shaping."""
-    settings = _shaping_settings(config)
-    if settings is None:
-        return None
-    from agents.shaping import bonus_potential
-
-    rules, weight, scale = settings["rules"], settings["weight"], settings["scale"]
-    return lambda obs: weight * bonus_potential(rules, obs, scale)
-
-
-def build_sb3_model(config: dict, seed: int, device: str = "cpu", num_envs: int | None = None):
-    """A fresh MaskablePPO model for a config (``num_envs`` overrides the config's)."""
-    from sb3_contrib import MaskablePPO
-    from stable_baselines3.common.utils import LinearSchedule
-
-    if num_envs is not None:
-        config = {**config, "num_envs": num_envs}
-    env = make_training_env(config, seed)
-    ppo = dict(config["ppo"])
-    if ppo.pop("learning_rate_schedule", "constant") == "linear":  # decays to 0 at the end
-        ppo["learning_rate"] = LinearSchedule(ppo["learning_rate"], 0.0, 1.0)
-    return MaskablePPO("MlpPolicy", env, seed=seed, device=device, verbose=0,
-                       policy_kwargs=config.get("policy_kwargs"), **ppo)
+__all__ = ["LeanRun", "StopRequest", "checkpoint_model", "evaluate_policy_score",
+           "make_callback", "run_folder_agent"]
 
 
 def evaluate_policy_score(model: Any, config: dict) -> dict:
@@ -186,9 +43,9 @@ def evaluate_policy_score(model: Any, config: dict) -> dict:
     Scorecard games: mean final score over ``eval.games`` games (common random numbers,
     ``eval.seed``).  5000: seat-balanced win rate against ``eval.opponent``.
     """
-    from agents.ppo import PPOAgent
+    from agents.policies.sb3_models import SB3Agent
 
-    player = PPOAgent.from_model(model, config["game"])
+    player = SB3Agent.from_model(model, config["game"])
     ev = config["eval"]
     if config.get("family", "scorecard") == "scorecard":
         from agents.evaluation import play_scorecard_games
@@ -196,122 +53,13 @@ def evaluate_policy_score(model: Any, config: dict) -> dict:
         totals = play_scorecard_games(player, config["env_id"], ev["games"], seed=ev["seed"])
         return {"mean_score": float(totals.mean()),
                 "sem": float(totals.std(ddof=1) / np.sqrt(len(totals)))}
-    import agents
-    from agents.fivethousand_matches import play_fivethousand_matches
+    from agents.evaluation.fivethousand_matches import play_fivethousand_matches
+    from agents.registry import make
 
-    opponent = agents.make(ev.get("opponent", "heuristic"), "fivethousand", seed=ev["seed"])
+    opponent = make(ev.get("opponent", "heuristic"), "fivethousand", seed=ev["seed"])
     result = play_fivethousand_matches([player, opponent], ev["games"], seed=ev["seed"])
     p = result.win_rate(0)
     return {"win_rate": p, "sem": float(np.sqrt(p * (1 - p) / ev["games"]))}
-
-
-def save_checkpoint(run_dir: Path, model: Any, extra: dict) -> Path:
-    """Write the whole training state to ``run_dir/checkpoint.pkl`` atomically."""
-    env = model.get_env()
-    monitor = env.venv if hasattr(env, "_phi") else env  # below the reward shaping, if any
-    sb3 = monitor.venv
-    buf = io.BytesIO()
-    model.save(buf)
-    state = {
-        "model_zip": buf.getvalue(),
-        "venv": sb3.venv,
-        "reward_scale": sb3.reward_scale,
-        "monitor": {k: copy.deepcopy(getattr(monitor, k))
-                    for k in ("episode_returns", "episode_lengths", "episode_count", "t_start")},
-        "last_obs": model._last_obs,
-        "last_episode_starts": model._last_episode_starts,
-        "ep_info_buffer": model.ep_info_buffer,
-        "ep_success_buffer": model.ep_success_buffer,
-        "num_timesteps": model.num_timesteps,
-        "rng": rng_states(),
-        "extra": extra,
-        "shaping_phi": getattr(env, "_phi", None),
-    }
-    return write_checkpoint(run_dir, state)
-
-
-def write_final_model(run_dir: Path, model: Any) -> Path:
-    """Save ``model`` (a stable-baselines3 model) to ``run_dir/final.zip`` atomically."""
-    buf = io.BytesIO()
-    model.save(buf)
-    path = Path(run_dir) / FINAL_NAME
-    atomic_write_bytes(path, buf.getvalue())
-    return path
-
-
-def write_checkpoint(run_dir: Path, state: dict) -> Path:
-    """Pickle ``state`` with its checksum to ``run_dir/checkpoint.pkl``, atomically."""
-    payload = pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)
-    wrapped = {"version": CHECKPOINT_VERSION, "sha256": hashlib.sha256(payload).hexdigest(),
-               "payload": payload}
-    path = Path(run_dir) / CHECKPOINT_NAME
-    atomic_write_bytes(path, pickle.dumps(wrapped, protocol=pickle.HIGHEST_PROTOCOL))
-    return path
-
-
-def read_checkpoint(run_dir: Path) -> dict:
-    """The raw checkpoint dict of ``run_dir`` (either trainer).
-
-    Raises ``ValueError`` with a hint when the file is missing, truncated or of another version.
-    """
-    path = Path(run_dir) / CHECKPOINT_NAME
-    if not path.exists():
-        raise ValueError(f"no checkpoint at {path}; start the run without --resume")
-    damaged = (f"checkpoint {path} is damaged ({{}}); delete it to start over or restore a "
-               "backup")
-    try:
-        state = pickle.loads(path.read_bytes())
-    except Exception as err:  # a truncated or garbled pickle raises many kinds of errors
-        raise ValueError(damaged.format(f"unreadable: {err}")) from None
-    if isinstance(state, dict) and state.get("version") == 2:
-        payload = state.get("payload")
-        if not isinstance(payload, bytes) or \
-                hashlib.sha256(payload).hexdigest() != state.get("sha256"):
-            raise ValueError(damaged.format("checksum mismatch"))
-        try:
-            state = pickle.loads(payload)
-        except Exception as err:
-            raise ValueError(damaged.format(f"unreadable: {err}")) from None
-    elif not isinstance(state, dict) or state.get("version") != 1:
-        raise ValueError(f"checkpoint {path} has an unknown format; it was written by another "
-                         "version of dice-env")
-    return state
-
-
-def load_checkpoint(run_dir: Path, device: str = "cpu"):
-    """Rebuild ``(model, extra)`` from ``run_dir/checkpoint.pkl`` (see :func:`save_checkpoint`).
-
-    Raises ``ValueError`` with a hint when the file is missing, truncated or of another version.
-    """
-    from sb3_contrib import MaskablePPO
-    from stable_baselines3.common.vec_env import VecMonitor
-
-    from dice_env.sb3 import SB3VecEnv
-
-    state = read_checkpoint(run_dir)
-    if state.get("trainer", "sb3") != "sb3":
-        raise ValueError(f"the checkpoint in {run_dir} is a {state['trainer']!r} run; resume it "
-                         "with scripts/train.py, which picks the trainer")
-    sb3 = SB3VecEnv(state["venv"], reward_scale=state["reward_scale"])
-    monitor = VecMonitor(sb3)
-    for k, v in state["monitor"].items():
-        setattr(monitor, k, v)
-    env = shaped(monitor, state["extra"].get("config", {}))
-    if env is not monitor:
-        env._phi = state.get("shaping_phi")
-    try:
-        model = MaskablePPO.load(io.BytesIO(state["model_zip"]), env=env, device=device)
-    except Exception as err:  # a damaged version-1 file (no checksum) fails here
-        raise ValueError(f"checkpoint {Path(run_dir) / CHECKPOINT_NAME} is damaged (its model "
-                         f"does not load: {err}); delete it to start over or restore a backup"
-                         ) from None
-    model._last_obs = state["last_obs"]
-    model._last_episode_starts = state["last_episode_starts"]
-    model.ep_info_buffer = state["ep_info_buffer"]
-    model.ep_success_buffer = state["ep_success_buffer"]
-    model.num_timesteps = state["num_timesteps"]
-    set_rng_states(state["rng"])
-    return model, state["extra"]
 
 
 def checkpoint_model(run_dir: Path, device: str = "cpu"):
@@ -330,23 +78,26 @@ def checkpoint_model(run_dir: Path, device: str = "cpu"):
         set_rng_states(states)
 
 
-def write_learning_curve(run_dir: Path, history: list[dict]) -> None:
-    """``run_dir/eval.csv``: one row per evaluation (timesteps, metric, sem, wall time)."""
-    if not history:
-        return
-    buf = io.StringIO()
-    writer = csv.DictWriter(buf, fieldnames=list(history[0]))
-    writer.writeheader()
-    writer.writerows(history)
-    atomic_write_text(run_dir / "eval.csv", buf.getvalue())
+def run_folder_agent(path: Path, game: Any, algorithm: str | None = None,
+                     deterministic: bool = True, seed: int | None = None, device: str = "cpu",
+                     env_kwargs: dict | None = None) -> Any:
+    """The policy of a ``scripts/train.py`` run folder's latest checkpoint as a player (its
+    spaces checked against ``game``'s env, as for a model file)."""
+    from agents.policies.sb3_models import SB3Agent, normalise_algorithm
 
-
-def read_learning_curve(path: Path) -> list[dict]:
-    """The rows of an ``eval.csv`` (:func:`write_learning_curve`): ``timesteps`` as int, every
-    other column as float."""
-    with Path(path).open(newline="") as fh:
-        return [{k: int(v) if k == "timesteps" else float(v) for k, v in row.items()}
-                for row in csv.DictReader(fh)]
+    path = Path(path)
+    if not (path / CHECKPOINT_NAME).is_file():
+        raise ValueError(f"{path} is a directory without a training checkpoint "
+                         f"({CHECKPOINT_NAME}); expected a stable-baselines3 model .zip or a "
+                         "scripts/train.py run folder")
+    if algorithm and normalise_algorithm(algorithm) != "maskableppo":
+        raise ValueError(f"{path} is a scripts/train.py run folder, which holds a MaskablePPO "
+                         f"policy, not {algorithm!r}")
+    model = checkpoint_model(path, device=device)
+    agent = SB3Agent.from_model(model, game, deterministic=deterministic, source=path,
+                                env_kwargs=env_kwargs)
+    agent.seed(seed)
+    return agent
 
 
 def make_callback(run_dir: Path, config: dict, extra: dict, deadline: float | None = None,
@@ -417,7 +168,7 @@ def make_callback(run_dir: Path, config: dict, extra: dict, deadline: float | No
 
 
 class LeanRun:
-    """A run of the lean trainer (:mod:`agents.lean_ppo`) in a run directory.
+    """A run of the lean trainer (:mod:`agents.training.ppo.lean`) in a run directory.
 
     The same files and schedule as the SB3 runs: ``checkpoint.pkl`` (atomic, between an update
     and the next rollout), ``eval.csv`` (the learning curve, with wall-clock training seconds)
@@ -445,7 +196,7 @@ class LeanRun:
         (``<model>.eval.csv`` beside it, or the run folder's ``eval.csv`` beside a
         ``final.zip``) as the start of this run's curve.  A linear learning rate decays over
         this run's own steps (from the model's count to the total)."""
-        from agents.lean_ppo import LeanTrainer
+        from agents.training.ppo.lean import LeanTrainer
 
         trainer = LeanTrainer(make_batched_env(config, seed), config, seed, total,
                               potential=shaping_potential(config))
@@ -484,7 +235,7 @@ class LeanRun:
 
     @classmethod
     def resume(cls, run_dir: Path) -> LeanRun:
-        from agents.lean_ppo import LeanTrainer
+        from agents.training.ppo.lean import LeanTrainer
 
         state = read_checkpoint(run_dir)
         if state.get("trainer") != "lean":

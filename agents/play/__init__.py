@@ -1,0 +1,43 @@
+"""The interactive terminal player: Penta, Dice Poker or 5000, alone or against bots.
+
+Started by ``python -m dice_env.play GAME`` or the ``dice-play`` console script (both call
+:func:`agents.play.cli.main`).  It lives in ``agents`` rather than ``dice_env`` because it seats
+bots and asks the optimal advisor: ``dice_env`` never imports ``agents``, except
+:mod:`dice_env.play`, which imports :mod:`.cli` lazily, inside its ``main`` (an import declared
+in the import-linter contracts of ``pyproject.toml``).
+
+Scorecard games (Penta, Dice Poker, the Yahtzee presets): every player -- you and each bot --
+has a scorecard of their own, on the multi-player match core (:mod:`dice_env.scorecard.match`,
+what the ``scorecard_v0`` AEC env plays) and the players take whole turns in seat order, you
+first; the highest TOTAL wins.  On your turn type
+``h 1 3 4`` (or just ``1 3 4``) to hold the dice at those positions and reroll the others,
+``r`` to reroll all five, ``s Fours`` / ``s 4`` to score a box, ``?`` for help, ``q`` to quit.
+As in the apps, after the last roll the computer's choice
+(:func:`agents.scorecard_bots.computer_choice`) is scored for you if you type nothing within
+``--auto-seconds`` seconds.  Typing stops that timer: a half-typed line (even one left
+without Enter) is never overruled, and if you erase it the timer starts again.  On a terminal,
+keys typed before a prompt appears are discarded, so they never answer it; this needs
+keystroke-at-a-time input, so on a terminal the timed prompt does its own echo and line
+editing (Backspace, Ctrl-U, Ctrl-W, Ctrl-D) and restores the terminal's settings afterwards.
+With input from a pipe or a file (a script of moves), a partial line also stops the timer, but
+nothing is discarded: the lines read ahead are the script's next moves.
+
+5000: you sit at seat 0 of a :class:`~dice_env.fivethousand.env.FiveThousandEnv` against the
+bots (or alone in the solo env when there are none); ``r`` rolls on, ``b`` banks; what the
+bots did between your decisions (banks, busts, bumps, gifts) is printed.
+
+``--advise`` shows, before each of your decisions, the optimal player's value of each option
+(expected final score; win probability in 5000 -- expected turns when alone), after it the
+cost of your choice, and at the end the total expected loss of your game.
+
+The modules, one responsibility each:
+
+* :mod:`.cli` -- the command line (``main``);
+* :mod:`.scorecard_game`, :mod:`.fivethousand_game` -- the game loops: whose turn, the human's
+  decisions, the bots' turns, the advisor's values and the cost of each choice;
+* :mod:`.scorecard_table` -- the cards of a scorecard game on the match core;
+* :mod:`.scorecard_screen` -- the cards, totals and dice drawn as text;
+* :mod:`.commands` -- what the human types, parsed (pure functions), and the help texts;
+* :mod:`.line_input` -- reading a line from the terminal with a timeout that typing stops;
+* :mod:`.seats` -- the bots by name, the optimal advisor, the log of its verdicts.
+"""

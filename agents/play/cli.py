@@ -1,0 +1,98 @@
+"""``dice-play`` / ``python -m dice_env.play``: the command line of the terminal program."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from typing import TextIO
+
+from agents.games import FIVE_THOUSAND, SCORECARD
+from agents.play.fivethousand_game import FiveThousandGame
+from agents.play.line_input import Terminal
+from agents.play.scorecard_game import ScorecardGame
+from agents.registry import available
+from dice_env.scorecard.rules import PRESETS, get_rules
+
+FIVE_THOUSAND_NAMES = ("5000", "fivethousand", "five-thousand")
+GAME_ALIASES = {"poker": "dice-poker", "dicepoker": "dice-poker", "dice_poker": "dice-poker"}
+
+
+def _parser() -> argparse.ArgumentParser:
+    players = available()
+    p = argparse.ArgumentParser(
+        prog="dice-play",
+        description="Play Penta, Dice Poker or 5000 in the terminal, alone or against bots.",
+        epilog=f"Scorecard bots: {', '.join(players[SCORECARD])}. 5000 bots: "
+               f"{', '.join(players[FIVE_THOUSAND])} (ppo and learned-value play the committed "
+               "models). Type ? in the game for the commands. The full rules: docs/rules.md in "
+               "the dice-env repository.")
+    p.add_argument("game", help="penta, dice-poker (or another scorecard preset: "
+                   f"{', '.join(sorted(PRESETS))}) or 5000")
+    p.add_argument("--opponents", default="", metavar="NAMES",
+                   help="comma-separated bots to play against, e.g. heuristic,optimal "
+                        "(default: play alone)")
+    p.add_argument("--advise", action="store_true",
+                   help="show the optimal player's value of each option and the cost of "
+                        "your choices")
+    p.add_argument("--auto-seconds", type=float, default=3.0, metavar="S",
+                   help="after the last roll, score the computer's choice if you have not "
+                        "started typing within S seconds (0 disables; default 3; scorecard "
+                        "games)")
+    p.add_argument("--seed", type=int, default=None, help="seed for a reproducible game")
+    return p
+
+
+def _resolve_game(name: str) -> str:
+    low = name.lower()
+    if low in FIVE_THOUSAND_NAMES:
+        return "fivethousand"
+    low = GAME_ALIASES.get(low, low)
+    if low in PRESETS:
+        return low
+    raise ValueError(f"unknown game {name!r}; choose penta, dice-poker, 5000 or a preset "
+                     f"({', '.join(sorted(PRESETS))})")
+
+
+def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None,
+         stdout: TextIO | None = None) -> int:
+    """Run the interactive player; returns the exit status (0 also after ``q``, 2 for bad
+    options, 130 after Ctrl-C)."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    term = Terminal(stdin or sys.stdin, stdout or sys.stdout)
+    opponents = [o.strip().lower() for o in args.opponents.split(",") if o.strip()]
+    if args.auto_seconds < 0:
+        parser.error("--auto-seconds must be 0 (off) or more")
+    try:
+        game = _resolve_game(args.game)
+        if game == "fivethousand":
+            if len(opponents) > 7:
+                raise ValueError("5000 seats at most 7 bots")
+            session: ScorecardGame | FiveThousandGame = FiveThousandGame(
+                term, opponents, args.seed, args.advise)
+        else:
+            session = ScorecardGame(get_rules(game), term, opponents, args.seed,
+                                    args.auto_seconds, args.advise)
+    except ValueError as exc:
+        parser.error(str(exc))
+    try:
+        return session.play()
+    except EOFError:
+        term.say("\nEnd of input: game abandoned.")
+        return 0
+    except KeyboardInterrupt:
+        term.say("\nInterrupted.")
+        return 130
+    except BrokenPipeError:  # the output was closed (e.g. piped into head): stop quietly
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+        return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

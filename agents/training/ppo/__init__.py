@@ -1,0 +1,48 @@
+"""Masked PPO training runs, with exact checkpoint / resume (what ``scripts/train.py`` runs).
+
+* :mod:`.config` -- the committed configs (``configs/<name>.json``) and ``--set`` overrides;
+  ``stages.json`` holds the stages the committed models were trained in
+  (``scripts/train_stages.py``);
+* :mod:`.envs` -- the batched training env of a config (opponents, SB3 wrappers, shaping);
+* :mod:`.shaping` -- potential-based upper-bonus reward shaping;
+* :mod:`.lean` -- the lean trainer (SB3's algorithm and network on flat tensors);
+* :mod:`.checkpoints` -- a run folder's files: ``checkpoint.pkl``, ``final.zip``, ``eval.csv``;
+* :mod:`.runs` -- a run: evaluation and checkpoints on a schedule, stopping, and the policy of
+  a run folder's latest checkpoint.
+
+The names below are the trainer's API (the scripts import them from here).
+"""
+
+from agents.training.ppo.checkpoints import (
+    CHECKPOINT_NAME,
+    FINAL_NAME,
+    load_checkpoint,
+    read_checkpoint,
+    read_learning_curve,
+    save_checkpoint,
+    write_final_model,
+    write_learning_curve,
+)
+from agents.training.ppo.config import (
+    CONFIG_DIR,
+    apply_overrides,
+    load_config,
+    rollout_size,
+    whole_rollouts,
+)
+from agents.training.ppo.envs import build_sb3_model, make_batched_env, make_training_env
+from agents.training.ppo.runs import (
+    LeanRun,
+    StopRequest,
+    checkpoint_model,
+    evaluate_policy_score,
+    make_callback,
+    run_folder_agent,
+)
+
+__all__ = ["CHECKPOINT_NAME", "CONFIG_DIR", "FINAL_NAME", "LeanRun", "StopRequest",
+           "apply_overrides", "build_sb3_model", "checkpoint_model", "evaluate_policy_score",
+           "load_checkpoint", "load_config", "make_batched_env", "make_callback",
+           "make_training_env", "read_checkpoint", "read_learning_curve", "rollout_size",
+           "run_folder_agent", "save_checkpoint", "whole_rollouts", "write_final_model",
+           "write_learning_curve"]

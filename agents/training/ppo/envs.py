@@ -1,0 +1,94 @@
+"""The training env of a config: the game's natively batched vector env (SAME_STEP autoreset),
+its opponents, Stable-Baselines3's wrappers and the optional reward shaping; and a fresh
+MaskablePPO model on it."""
+
+from __future__ import annotations
+
+__all__ = ["build_sb3_model", "make_batched_env", "make_training_env", "shaped",
+           "shaping_potential"]
+
+
+def make_batched_env(config: dict, seed: int | None = None):
+    """The config's natively batched Gymnasium vector env (SAME_STEP autoreset; the
+    opponents of 5000 built with :func:`agents.make`)."""
+    import gymnasium as gym
+    from gymnasium.vector import AutoresetMode
+
+    from agents.registry import make
+
+    kwargs = dict(config.get("env_kwargs", {}))
+    if "opponent" in config:
+        opponent = make(config["opponent"], "fivethousand", seed=seed)
+        kwargs["opponents"] = [opponent] * (kwargs.get("num_players", 2) - 1)
+    return gym.make_vec(config["env_id"], num_envs=config["num_envs"],
+                        vectorization_mode="vector_entry_point",
+                        autoreset_mode=AutoresetMode.SAME_STEP, **kwargs)
+
+
+def make_training_env(config: dict, seed: int):
+    """``VecMonitor(SB3VecEnv(batched env))`` for a config (opponents built for 5000)."""
+    from stable_baselines3.common.vec_env import VecMonitor
+
+    from dice_env.sb3 import SB3VecEnv
+
+    sb3 = SB3VecEnv(make_batched_env(config, seed), reward_scale=config.get("reward_scale", 1.0))
+    sb3.seed(seed)
+    return shaped(VecMonitor(sb3), config)
+
+
+def _shaping_settings(config: dict) -> dict | None:
+    shaping = config.get("shaping")
+    if not shaping:
+        return None
+    unknown = sorted(set(shaping) - {"upper_bonus", "scale"})
+    if unknown:
+        raise ValueError(f"unknown shaping options {unknown}; known: ['upper_bonus', 'scale']")
+    from dice_env import SCORECARD_IDS
+    from dice_env.scorecard.rules import get_rules
+
+    return {"rules": get_rules(SCORECARD_IDS[config["env_id"]]),
+            "weight": float(shaping.get("upper_bonus", 1.0)),
+            "scale": float(shaping.get("scale", 6.0))}
+
+
+def shaped(monitor, config: dict):
+    """``monitor`` wrapped in the config's reward shaping, if it has one.
+
+    ``"shaping": {"upper_bonus": w}`` adds ``w`` times the potential-based upper-bonus shaping
+    of :mod:`agents.training.ppo.shaping` (the monitor below it still records the true returns).
+    """
+    settings = _shaping_settings(config)
+    if settings is None:
+        return monitor
+    from agents.training.ppo.shaping import BonusShapingVecEnv
+
+    return BonusShapingVecEnv(monitor, settings["rules"], weight=settings["weight"],
+                              reward_scale=config.get("reward_scale", 1.0),
+                              scale=settings["scale"])
+
+
+def shaping_potential(config: dict):
+    """``obs -> (N,)`` the config's shaping potential in points (for the lean trainer), or
+    None when the config has no shaping."""
+    settings = _shaping_settings(config)
+    if settings is None:
+        return None
+    from agents.training.ppo.shaping import bonus_potential
+
+    rules, weight, scale = settings["rules"], settings["weight"], settings["scale"]
+    return lambda obs: weight * bonus_potential(rules, obs, scale)
+
+
+def build_sb3_model(config: dict, seed: int, device: str = "cpu", num_envs: int | None = None):
+    """A fresh MaskablePPO model for a config (``num_envs`` overrides the config's)."""
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.utils import LinearSchedule
+
+    if num_envs is not None:
+        config = {**config, "num_envs": num_envs}
+    env = make_training_env(config, seed)
+    ppo = dict(config["ppo"])
+    if ppo.pop("learning_rate_schedule", "constant") == "linear":  # decays to 0 at the end
+        ppo["learning_rate"] = LinearSchedule(ppo["learning_rate"], 0.0, 1.0)
+    return MaskablePPO("MlpPolicy", env, seed=seed, device=device, verbose=0,
+                       policy_kwargs=config.get("policy_kwargs"), **ppo)
