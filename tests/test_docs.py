@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import re
 import subprocess
 from pathlib import Path
@@ -169,3 +170,37 @@ def test_relative_links_and_anchors_resolve(md):
             if anchor not in {github_anchor(h) for h in headings}:
                 broken.append(target)
     assert not broken, f"{md.name}: broken links {broken}"
+
+
+# -- the layout the README and docs/architecture.md describe ----------------------------------
+
+def _layout_block() -> str:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text.split("## Layout", 1)[1].split("\n## ", 1)[0]
+    return section.split("```", 2)[1]
+
+
+@pytest.mark.parametrize("package", ["agents", "dice_env"])
+def test_the_readme_layout_names_every_module_of_the_package(package):
+    """Every subpackage and every top-level module (but ``__init__``) of the package appears
+    in the README's Layout tree, and nothing named there is missing."""
+    block = _layout_block()
+    after = block.split(f"\n{package}/", 1)[1].split("\n")[1:]
+    lines = "\n".join(line for line in itertools.takewhile(lambda x: x.startswith(" "), after))
+    entries = {p.name + "/" for p in (ROOT / package).iterdir()
+               if p.is_dir() and (p / "__init__.py").exists()}
+    entries |= {p.name for p in (ROOT / package).glob("*.py") if p.name != "__init__.py"}
+    listed = set(re.findall(r"^  ([\w.]+/?)", lines, flags=re.M))
+    listed |= set(re.findall(r"^  [\w.]+ +([\w]+\.py)\b", lines, flags=re.M))  # "a.py b.py"
+    assert entries - listed == set(), f"not in the README layout: {sorted(entries - listed)}"
+    assert listed - entries - {"__init__.py"} == set(), sorted(listed - entries)
+
+
+def test_architecture_doc_draws_every_layer_of_the_contract():
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]
+    layers = next(c for c in config["contracts"] if c["type"] == "layers")
+    doc = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    for layer in layers["layers"]:
+        for name in layer.split("|"):
+            assert f"agents.{name.strip()}" in doc, name
