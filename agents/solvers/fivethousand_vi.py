@@ -47,6 +47,10 @@ Under ``choose_scoring_dice`` a throw's options are its legal set-asides
 (:data:`~dice_env.fivethousand.rules.SETASIDE_POINTS`) and the mover also picks the best one;
 the state is the same.
 
+The module is long (about 1,000 lines) because it is one cohesive algorithm: the model's
+tables, the two value iterations that read them, their cache and the policies extracted from
+them share one state layout, and the kernels they run are apart (:mod:`.fivethousand_kernels`).
+
 Public API: :func:`build_model`, :func:`solve_two_player`, :func:`solve_solo`,
 :func:`load_or_solve_two_player`, :func:`load_or_solve_solo`, :func:`single_turn_facts`,
 :func:`match_win_probabilities` (exact win probabilities of fixed players), :func:`policy_of`,

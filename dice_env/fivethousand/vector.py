@@ -17,8 +17,8 @@ Where the game comes from (no scoring or bank rule is written a second time here
   :func:`~.rules.resolve_bank`, called on the rows that need them;
 * the **turn bookkeeping** of :mod:`~dice_env.fivethousand.game` (set the dice aside, throw,
   pass the dice on after a bank or a bust) and the observation layout of
-  :mod:`~dice_env.fivethousand.observation` run in small numba kernels over index arrays of
-  the rows that move, because an opponent's turn is a dozen small rounds per step and numpy's
+  :mod:`~dice_env.fivethousand.observation` run in small numba kernels
+  (:mod:`~dice_env.fivethousand.vector_kernels`) over index arrays of the rows that move, because an opponent's turn is a dozen small rounds per step and numpy's
   per-call cost would dominate them.  That bookkeeping is the one part written more than once
   (here, in ``game.py``, and for one game in ``single.py``); the tests hold them to the same
   game, die for die.
@@ -28,6 +28,10 @@ Random draws are numpy's and are the same calls as :func:`~.rules.throw_dice`
 and the opponents' seeds are drawn as the single envs draw them, in the same order: a batch of
 one with the same seed replays the single env die for die (``tests/test_fivethousand_vector.py``
 checks it, and compares the outcome distributions of large batches).
+
+The module is long (about 780 lines) because it is one cohesive piece: the base class steps a
+batch through whole opponent turns, and the two envs only differ in seats, rewards and ends;
+splitting the step would scatter one loop over several files.
 """
 
 from __future__ import annotations
@@ -35,7 +39,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import numba
 import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
@@ -59,231 +62,23 @@ from dice_env.fivethousand.render import render_game
 from dice_env.fivethousand.rules import FiveThousandRules
 from dice_env.fivethousand.solo import DEFAULT_MAX_TURNS, FiveThousandSoloEnv
 from dice_env.fivethousand.state import state_from_dict, state_to_dict
+from dice_env.fivethousand.vector_kernels import (
+    INDEX_BY_CODE,
+    ROLL_POINTS_I64,
+    action_tables,
+    apply_banks_kernel,
+    encode_kernel,
+    first_illegal_kernel,
+    init_kernel,
+    land_throws_kernel,
+    record_kernel,
+    select_kernel,
+    set_aside_kernel,
+    to_move_kernel,
+)
 
 AUTORESET_MODES = {m.value: m for m in (AutoresetMode.SAME_STEP, AutoresetMode.NEXT_STEP)}
 N_DICE = R.N_DICE
-
-
-# --------------------------------------------------------------------------------------------
-# Tables of the actions (built from the rules' tables and functions, read by the kernels)
-# --------------------------------------------------------------------------------------------
-def action_tables(rules: FiveThousandRules) -> tuple[np.ndarray, np.ndarray]:
-    """``(points, dice_left)``, each ``(462, n_actions // 2)`` int64, indexed by
-    ``[roll, action >> 1]``: the points an action sets aside from the roll and the dice a
-    roll-on then throws (five after hot dice).  Under the literal rules there is one column
-    (every scoring die); with ``choose_scoring_dice`` column ``m`` is the set-aside bitmask
-    ``m`` (entries of illegal set-asides are never read: the mask forbids them)."""
-    if rules.choose_scoring_dice:
-        points = R.SETASIDE_POINTS.astype(np.int64)
-        left = R.dice_left_after(R.ROLL_SIZE[:, None].astype(np.int64),
-                                 R.SETASIDE_DICE.astype(np.int64))
-    else:
-        points = R.ROLL_POINTS.astype(np.int64)[:, None]
-        left = R.dice_left_after(R.ROLL_SIZE.astype(np.int64),
-                                 R.ROLL_SCORING_DICE.astype(np.int64))[:, None]
-    return np.ascontiguousarray(points), np.ascontiguousarray(left.astype(np.int64))
-
-
-_INDEX_BY_CODE = R.ROLL_INDEX_BY_SLOT_CODE.astype(np.int64)
-_ROLL_POINTS = R.ROLL_POINTS.astype(np.int64)
-
-
-# --------------------------------------------------------------------------------------------
-# Kernels: the bookkeeping of game.step_games over index arrays of rows
-# --------------------------------------------------------------------------------------------
-@numba.njit(cache=True, nogil=True)
-def _set_aside(rows, actions, roll, turn_total, points, left, throw_n):  # pragma: no cover
-    """Add each action's set-aside to the turn total; return the rows that bank.
-
-    Rows that roll on get ``throw_n`` = the dice they throw next; banking rows get 0."""
-    banks = np.empty(rows.shape[0], np.int64)
-    nb = 0
-    for j in range(rows.shape[0]):
-        i = rows[j]
-        a = actions[j]
-        r = roll[i]
-        turn_total[i] += points[r, a >> 1]
-        if a & 1:
-            banks[nb] = i
-            nb += 1
-            throw_n[i] = 0
-        else:
-            throw_n[i] = left[r, a >> 1]
-    return banks[:nb]
-
-
-@numba.njit(cache=True, nogil=True)
-def _apply_banks(banks, new_scores, winners, scores, winner, current, turns, turn_total,
-                 throw_n):  # pragma: no cover
-    """Write the resolved banks back and end those turns; the next seat throws five dice
-    unless the bank won the game.  Returns the rows whose game the bank ended."""
-    p = scores.shape[1]
-    won = np.empty(banks.shape[0], np.int64)
-    nw = 0
-    for j in range(banks.shape[0]):
-        i = banks[j]
-        for q in range(p):
-            scores[i, q] = new_scores[j, q]
-        winner[i] = winners[j]
-        c = current[i]
-        turns[i, c] += 1
-        current[i] = (c + 1) % p
-        turn_total[i] = 0
-        if winners[j] < 0:
-            throw_n[i] = N_DICE
-        else:
-            throw_n[i] = 0
-            won[nw] = i
-            nw += 1
-    return won[:nw]
-
-
-@numba.njit(cache=True, nogil=True)
-def _init_kernel(rows, scores, turns, winner, turn_total, current, throw_n, fresh, steps,
-                 needs_reset):  # pragma: no cover
-    """Blank games in ``rows``: scores and turns 0, seat 0 to throw five dice."""
-    for j in range(rows.shape[0]):
-        i = rows[j]
-        scores[i, :] = 0
-        turns[i, :] = 0
-        winner[i] = -1
-        turn_total[i] = 0
-        current[i] = 0
-        throw_n[i] = N_DICE
-        fresh[i] = True
-        steps[i] = 0
-        needs_reset[i] = False
-
-
-@numba.njit(cache=True, nogil=True)
-def _record(rows, seat, scores, turns, winner, f_scores, f_seat, f_turns, f_winner,
-            f_done):  # pragma: no cover
-    """Copy the final scores, seat, agent's turns and winner of the games of ``rows``."""
-    for j in range(rows.shape[0]):
-        i = rows[j]
-        f_scores[i, :] = scores[i, :]
-        f_seat[i] = seat[i]
-        f_turns[i] = turns[i, seat[i]]
-        f_winner[i] = winner[i]
-        f_done[i] = True
-
-
-@numba.njit(cache=True, nogil=True)
-def _select(rows, throw_n, winner, current, seat, opponents):  # pragma: no cover
-    """The rows that must throw (``opponents=False``: ``throw_n > 0``) or whose game waits
-    for an opponent (``opponents=True``: not over, and a seat other than the agent's to move)."""
-    out = np.empty(rows.shape[0], np.int64)
-    n = 0
-    for j in range(rows.shape[0]):
-        i = rows[j]
-        if (winner[i] < 0 and current[i] != seat[i]) if opponents else throw_n[i] > 0:
-            out[n] = i
-            n += 1
-    return out[:n]
-
-
-@numba.njit(cache=True, nogil=True)
-def _to_move(rows, scores, current, turn_total, roll):  # pragma: no cover
-    """``(seat, its score, turn total, roll)`` of the player to move in each row."""
-    k = rows.shape[0]
-    seat = np.empty(k, np.int64)
-    score = np.empty(k, np.int64)
-    tt = np.empty(k, np.int64)
-    r = np.empty(k, np.int64)
-    for j in range(k):
-        i = rows[j]
-        seat[j] = current[i]
-        score[j] = scores[i, current[i]]
-        tt[j] = turn_total[i]
-        r[j] = roll[i]
-    return seat, score, tt, r
-
-
-@numba.njit(cache=True, nogil=True)
-def _first_illegal(actions, mask):  # pragma: no cover
-    """The first row whose action the mask forbids (or is out of range), -1 if none."""
-    for j in range(actions.shape[0]):
-        a = actions[j]
-        if a < 0 or a >= mask.shape[1] or not mask[j, a]:
-            return j
-    return -1
-
-
-@numba.njit(cache=True, nogil=True)
-def _land_throws(pending, faces, throw_n, dice, roll, current, turns, turn_total,
-                 index_by_code, roll_points):  # pragma: no cover
-    """Row ``pending[j]`` throws the first ``throw_n`` of ``faces[j]``: store the sorted,
-    0-padded dice and the roll index; a bust ends the turn and the next seat opens with five
-    dice.  Returns the rows that must throw again (the busts)."""
-    p = turns.shape[1]
-    again = np.empty(pending.shape[0], np.int64)
-    na = 0
-    buf = np.zeros(N_DICE, np.int64)
-    for j in range(pending.shape[0]):
-        i = pending[j]
-        n = throw_n[i]
-        for s in range(n):  # insertion sort of the dice thrown
-            v = np.int64(faces[j, s])
-            t = s
-            while t > 0 and buf[t - 1] > v:
-                buf[t] = buf[t - 1]
-                t -= 1
-            buf[t] = v
-        code = 0
-        w = 1
-        for s in range(N_DICE):
-            d = buf[s] if s < n else 0
-            dice[i, s] = np.int8(d)
-            code += d * w
-            w *= 7
-        r = index_by_code[code]
-        roll[i] = r
-        if roll_points[r] == 0:
-            c = current[i]
-            turns[i, c] += 1
-            current[i] = (c + 1) % p
-            turn_total[i] = 0
-            throw_n[i] = N_DICE
-            again[na] = i
-            na += 1
-        else:
-            throw_n[i] = 0
-    return again[:na]
-
-
-@numba.njit(cache=True, nogil=True)
-def _encode(rows, seats, scores, current, turn_total, roll, winner, turns, can_bank, features,
-            roll_points, target, max_turns, out, scatter):  # pragma: no cover
-    """:func:`~dice_env.fivethousand.observation.encode_observation` of ``rows`` from
-    ``seats`` into ``out`` (the roll entries come from its roll-feature table): row ``j`` of
-    ``out``, or row ``rows[j]`` with ``scatter``."""
-    p = scores.shape[1]
-    b = 3 * p
-    for jj in range(rows.shape[0]):
-        i = rows[jj]
-        s = seats[jj]
-        j = i if scatter else jj
-        for q in range(p):
-            v = scores[i, (s + q) % p]
-            out[j, q] = min(v / target, 1.0)
-            out[j, p + q] = 1.0 if v > 0 else 0.0
-            out[j, 2 * p + q] = 0.0
-        if winner[i] < 0:
-            c = current[i]
-            out[j, 2 * p + (c - s) % p] = 1.0
-            r = roll[i]
-            for t in range(13):
-                out[j, b + t] = features[r, t]
-            tt = turn_total[i]
-            total = tt + roll_points[r]
-            out[j, b] = min(tt / target, 1.0)
-            out[j, b + 2] = min(total / target, 1.0)
-            out[j, b + 11] = 1.0 if can_bank[jj] else 0.0
-            out[j, b + 12] = 1.0 if scores[i, c] + total > target else 0.0
-        else:
-            for t in range(13):
-                out[j, b + t] = 0.0
-        out[j, b + 13] = min(turns[i, s] / max_turns, 1.0) if max_turns > 0 else 0.0
 
 
 # --------------------------------------------------------------------------------------------
@@ -386,8 +181,8 @@ class FiveThousandVectorBase(VectorEnv):
         rng = self.np_random
         while pending.size:
             faces = rng.integers(1, 7, size=(pending.size, N_DICE), dtype=np.int8)
-            pending = _land_throws(pending, faces, self._throw_n, s.dice, s.roll, s.current,
-                                   s.turns, s.turn_total, _INDEX_BY_CODE, _ROLL_POINTS)
+            pending = land_throws_kernel(pending, faces, self._throw_n, s.dice, s.roll, s.current,
+                                   s.turns, s.turn_total, INDEX_BY_CODE, ROLL_POINTS_I64)
 
     def _play(self, rows: np.ndarray, actions: np.ndarray) -> None:
         """One legal decision in each game of ``rows`` (ascending), then throw on to the next
@@ -397,17 +192,17 @@ class FiveThousandVectorBase(VectorEnv):
         the new game's opening throws joining this round); a game that ends before its
         agent's first decision is dealt again, as the single env does."""
         s = self._state
-        banks = _set_aside(rows, actions, s.roll, s.turn_total, self._points, self._left,
+        banks = set_aside_kernel(rows, actions, s.roll, s.turn_total, self._points, self._left,
                            self._throw_n)
         dealt = None
         if banks.size:
             out = R.resolve_bank(self.rules, s.scores[banks], s.current[banks],
                                  s.turn_total[banks])
-            won = _apply_banks(banks, out.scores, out.winner, s.scores, s.winner, s.current,
+            won = apply_banks_kernel(banks, out.scores, out.winner, s.scores, s.winner, s.current,
                                s.turns, s.turn_total, self._throw_n)
             if won.size:
                 dealt = self._games_won(won)
-        self._throw(_select(rows, self._throw_n, s.winner, s.current, self._seat, False))
+        self._throw(select_kernel(rows, self._throw_n, s.winner, s.current, self._seat, False))
         if dealt is not None and dealt.size:
             self._after_deal(dealt)
 
@@ -431,7 +226,7 @@ class FiveThousandVectorBase(VectorEnv):
         dice); their throws are the caller's."""
         self._deal_seats(rows)
         s = self._state
-        _init_kernel(rows, s.scores, s.turns, s.winner, s.turn_total, s.current, self._throw_n,
+        init_kernel(rows, s.scores, s.turns, s.winner, s.turn_total, s.current, self._throw_n,
                      self._fresh, self._steps, self._needs_reset)
 
     def _deal(self, rows: np.ndarray) -> None:
@@ -444,10 +239,10 @@ class FiveThousandVectorBase(VectorEnv):
         """Play the opponents in ``rows`` until each game waits for its agent (or is over,
         with NEXT_STEP autoreset)."""
         s = self._state
-        rows = _select(rows, self._throw_n, s.winner, s.current, self._seat, True)
+        rows = select_kernel(rows, self._throw_n, s.winner, s.current, self._seat, True)
         while rows.size:
             self._play(rows, self._opponent_actions(rows))
-            rows = _select(rows, self._throw_n, s.winner, s.current, self._seat, True)
+            rows = select_kernel(rows, self._throw_n, s.winner, s.current, self._seat, True)
 
     # -- observations, masks, ends ---------------------------------------------------------
     def _observe(self, rows: np.ndarray, seats: np.ndarray,
@@ -460,10 +255,10 @@ class FiveThousandVectorBase(VectorEnv):
             mask = np.zeros((rows.size, self.rules.n_actions), dtype=bool)
             can_bank = mask[:, 0]
         else:
-            _, score_now, tt, roll = _to_move(rows, s.scores, s.current, s.turn_total, s.roll)
+            _, score_now, tt, roll = to_move_kernel(rows, s.scores, s.current, s.turn_total, s.roll)
             mask = R.legal_action_mask(self.rules, score_now, tt, roll)
             if self.rules.choose_scoring_dice:
-                pts = _ROLL_POINTS[roll]
+                pts = ROLL_POINTS_I64[roll]
                 can_bank = (pts > 0) & R.bank_allowed(self.rules, score_now, tt + pts)
             else:
                 can_bank = mask[:, R.BANK]
@@ -478,8 +273,8 @@ class FiveThousandVectorBase(VectorEnv):
     def _encode_into(self, out: np.ndarray, rows: np.ndarray, seats: np.ndarray,
                      can_bank: np.ndarray, scatter: bool) -> None:
         s = self._state
-        _encode(rows, seats, s.scores, s.current, s.turn_total, s.roll, s.winner, s.turns,
-                can_bank, self._features, _ROLL_POINTS, float(self.rules.target),
+        encode_kernel(rows, seats, s.scores, s.current, s.turn_total, s.roll, s.winner, s.turns,
+                can_bank, self._features, ROLL_POINTS_I64, float(self.rules.target),
                 float(self.max_turns or 0), out, scatter)
 
     def _agent_turns(self, rows: np.ndarray | None = None) -> np.ndarray:
@@ -524,7 +319,7 @@ class FiveThousandVectorBase(VectorEnv):
             f["obs"][rows], mask = self._observe(rows, seats, over)
             f["action_mask"][rows] = mask
         s = self._state
-        _record(rows, self._seat, s.scores, s.turns, s.winner, f["scores"], f["agent_seat"],
+        record_kernel(rows, self._seat, s.scores, s.turns, s.winner, f["scores"], f["agent_seat"],
                 f["turns"], f["winner"], f["done"])
 
     def _end_games(self, rows: np.ndarray, over: bool | None = None) -> bool:
@@ -889,7 +684,7 @@ class FiveThousandVectorEnv(FiveThousandVectorBase):
             if actions.dtype != np.int64:
                 actions = actions.astype(np.int64)
             actions = actions.reshape(rows.size)
-            bad = _first_illegal(actions, masks8)
+            bad = first_illegal_kernel(actions, masks8)
         except (TypeError, ValueError):
             actions, bad = None, 0
         if bad >= 0:
