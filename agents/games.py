@@ -113,6 +113,11 @@ def resolve(game: Any) -> Game:
     """
     if isinstance(game, Game):
         return game
+    return _parse(game)
+
+
+def _parse(game: Any) -> Game:
+    """The :class:`Game` a name, id or ``Rules`` stands for (what :func:`resolve` does once)."""
     from dice_env import FIVE_THOUSAND_IDS, SCORECARD_IDS
     from dice_env.scorecard.rules import PRESETS, Rules
 

@@ -292,3 +292,18 @@ def test_bad_modules_and_attributes(bots_dir, tmp_path):
         agents.load(42, "penta")
     with pytest.raises(ValueError, match="factory .* returned"):
         agents.load(lambda: 42, "penta")
+
+
+@pytest.mark.skipif(not (MODELS_DIR / "penta.zip").exists(), reason="no committed models")
+@pytest.mark.parametrize("spec", ["heuristic", str(MODELS_DIR / "penta.zip"),
+                                  "agents.scorecard.heuristic:GreedyAgent"])
+def test_load_parses_the_game_once(monkeypatch, spec):
+    """agents.load resolves the game at the entry and passes the Game down (it was parsed five
+    times on one call before)."""
+    import agents.games as games
+
+    calls = []
+    parse = games._parse
+    monkeypatch.setattr(games, "_parse", lambda game: calls.append(game) or parse(game))
+    agents.load(spec, "dice_env/Penta-v0")
+    assert calls == ["dice_env/Penta-v0"]
