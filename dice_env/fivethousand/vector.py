@@ -18,8 +18,9 @@ Where the game comes from (no scoring or bank rule is written a second time here
 * the **turn bookkeeping** of :mod:`~dice_env.fivethousand.game` (set the dice aside, throw,
   pass the dice on after a bank or a bust) and the observation layout of
   :mod:`~dice_env.fivethousand.observation` run in small numba kernels
-  (:mod:`~dice_env.fivethousand.vector_kernels`) over index arrays of the rows that move, because an opponent's turn is a dozen small rounds per step and numpy's
-  per-call cost would dominate them.  That bookkeeping is the one part written more than once
+  (:mod:`~dice_env.fivethousand.vector_kernels`) over index arrays of the rows that move,
+  because an opponent's turn is a dozen small rounds per step and numpy's per-call cost would
+  dominate them.  That bookkeeping is the one part written more than once
   (here, in ``game.py``, and for one game in ``single.py``); the tests hold them to the same
   game, die for die.
 
