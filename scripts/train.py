@@ -7,14 +7,18 @@ state, written atomically between PPO updates), ``eval.csv`` (the learning curve
 evaluated on fixed games), ``logs/`` (SB3's CSV and TensorBoard logs) and, once the run reaches
 its total, ``final.zip`` (a stopped run has none: its latest weights are in the checkpoint, which
 ``agents.load(RUN_DIR, GAME)`` plays).
+Both trainers write the logs, a new ``logs/segment-<n>/`` for each session (the start and every
+``--resume``), so no session overwrites another's.
 ``--resume`` continues exactly where the last checkpoint left off -- the same numbers as an
 uninterrupted run -- toward the total the run was started with (unless ``--timesteps`` says
-otherwise).  Ctrl-C or SIGTERM finishes the current rollout and update, writes the checkpoint,
-prints the command that resumes, and exits 0 (a second Ctrl-C aborts at once; the last
-checkpoint stays intact).  Training runs in whole rollouts (``num_envs x n_steps`` steps), so a
-total is rounded up to the next whole rollout.  ``--export PATH`` copies the final model of a
-finished run (e.g. to ``results/models/<GAME>.zip``, where ``agents.make("ppo", GAME)`` finds
-it).
+otherwise; a run already at or past that total has nothing to train: it says so, ends there
+with its final model -- and ``--export`` -- and exits 0).  Ctrl-C or SIGTERM finishes the
+current rollout and update, writes the checkpoint, prints the command that resumes (runnable
+from the current directory), and exits 0 (a second Ctrl-C aborts at once, exit status 130,
+saying what the last checkpoint is or that there is none yet).  Training runs in whole rollouts
+(``num_envs x n_steps`` steps), so a total is rounded up to the next whole rollout.
+``--export PATH`` copies the final model of a finished run (e.g. to
+``results/models/<GAME>.zip``, where ``agents.make("ppo", GAME)`` finds it).
 
 The config's ``"trainer"`` picks the implementation: ``"sb3"`` (default; sb3-contrib's
 MaskablePPO) or ``"lean"`` (:mod:`agents.training.ppo.lean`: the same algorithm and network,
@@ -25,6 +29,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import shlex
 import sys
 from pathlib import Path
 
@@ -34,31 +40,65 @@ from agents.training.ppo import (
     StopRequest,
     apply_overrides,
     build_sb3_model,
+    evaluate_policy_score,
     load_checkpoint,
     load_config,
     make_callback,
+    open_run_logger,
     read_checkpoint,
     rollout_size,
     save_checkpoint,
     whole_rollouts,
     write_final_model,
+    write_learning_curve,
 )
 from dice_env.io import atomic_write_bytes
+
+SCRIPT = Path(__file__).resolve()
+
+
+def shown_path(path: Path | str, cwd: Path | None = None) -> str:
+    """``path`` as the user reaches it from ``cwd`` (default: the current directory): a
+    relative path as given (it is relative to ``cwd`` already), an absolute one relative to
+    ``cwd`` when inside it, else absolute."""
+    path = Path(path)
+    if not path.is_absolute():
+        return str(path)
+    base = Path(os.path.realpath(cwd if cwd is not None else Path.cwd()))
+    for candidate in (path, Path(os.path.realpath(path))):
+        try:
+            return str(candidate.relative_to(base))
+        except ValueError:
+            continue
+    return str(path)
+
+
+def command(args: list, cwd: Path | None = None) -> str:
+    """The shell command running this script with ``args`` from ``cwd``."""
+    return shlex.join(["python", shown_path(SCRIPT, cwd), *map(str, args)])
+
+
+def _finish_sb3(model, run_dir: Path, config: dict, extra: dict) -> None:
+    """End an SB3 run where it is (nothing left to train): evaluate it there unless its
+    learning curve ends there already, and checkpoint (as the end of a finished run)."""
+    history = extra.setdefault("history", [])
+    if not history or history[-1]["timesteps"] != model.num_timesteps:
+        result = evaluate_policy_score(model, config)
+        history.append({"timesteps": model.num_timesteps, **result,
+                        "train_seconds": round(extra.get("train_seconds", 0.0), 1)})
+        write_learning_curve(run_dir, history)
+    save_checkpoint(run_dir, model, extra)
 
 
 def _train_sb3(model, run_dir: Path, config: dict, extra: dict, total: int,
                should_stop, args: argparse.Namespace):
     """Train with SB3's MaskablePPO.learn; returns ``(model, stopped)`` at the last checkpoint."""
-    from stable_baselines3.common.logger import configure
-
-    segment = len(list((run_dir / "logs").glob("segment-*"))) if (run_dir / "logs").exists() \
-        else 0
-    model.set_logger(configure(str(run_dir / "logs" / f"segment-{segment}"),
-                               ["csv", "tensorboard"]))
-    callback = make_callback(run_dir, config, extra, should_stop=should_stop)
     remaining = total - model.num_timesteps
     if remaining <= 0:
+        _finish_sb3(model, run_dir, config, extra)
         return model, False
+    model.set_logger(open_run_logger(run_dir))
+    callback = make_callback(run_dir, config, extra, should_stop=should_stop)
     model.learn(remaining, callback=callback, reset_num_timesteps=False,
                 progress_bar=not args.no_progress)
     if callback.stopped_at_deadline:
@@ -94,6 +134,7 @@ def main(argv: list[str] | None = None) -> dict:
                         help="override a config entry, e.g. --set ppo.ent_coef=0.01 --set "
                              "shaping.upper_bonus=1 (VALUE is JSON; repeatable; a resumed run "
                              "keeps the settings it was started with)")
+    argv = sys.argv[1:] if argv is None else list(argv)
     args = parser.parse_args(argv)
     if args.timesteps is not None and args.timesteps < 1:
         parser.error("--timesteps must be positive")
@@ -118,6 +159,7 @@ def main(argv: list[str] | None = None) -> dict:
             parser.error(f"the checkpoint in {run_dir} is for game {extra.get('game')!r} seed "
                          f"{extra.get('seed')}; pass the same game and --seed")
         config = extra.get("config", config)
+        started_total = extra.get("total_timesteps")
     elif (run_dir / "checkpoint.pkl").exists():
         parser.error(f"{run_dir} already holds a run: pass --resume to continue it, or choose "
                      "another --run-dir")
@@ -142,7 +184,8 @@ def main(argv: list[str] | None = None) -> dict:
             else:
                 model, extra = load_checkpoint(run_dir, device=args.device)
             done = run.num_timesteps if lean else model.num_timesteps
-            print(f"resuming {run_dir} at {done:,} timesteps, toward {total:,}")
+            if done < total:
+                print(f"resuming {run_dir} at {done:,} timesteps, toward {total:,}")
         else:
             run_dir.mkdir(parents=True, exist_ok=True)
             extra = {"game": args.game, "seed": args.seed, "config": config,
@@ -159,15 +202,36 @@ def main(argv: list[str] | None = None) -> dict:
                         args.init_from, device=args.device).policy.state_dict())
     except ValueError as err:
         parser.error(str(err))
-    extra["total_timesteps"] = total
     final = run_dir / FINAL_NAME
+    if args.resume and done >= total:  # nothing to train: the run ends where it is
+        if started_total is None:  # (a checkpoint from before totals were kept)
+            started_total = whole_rollouts(config, config["total_timesteps"])
+        if args.timesteps is not None:
+            note = (f"the run is already at {done:,} timesteps, which is at least --timesteps "
+                    f"{args.timesteps:,}: nothing to train; pass a larger --timesteps to "
+                    f"continue (the run's total was {started_total:,})")
+            if started_total > done:
+                note += f"; it ends here, its final model in {shown_path(final)}"
+        else:
+            note = (f"the run is already at {done:,} timesteps, its total: nothing to train; "
+                    "pass a larger --timesteps to continue")
+        print(note, file=sys.stderr, flush=True)
+        total = done
+    extra["total_timesteps"] = total
     # Only a finished run has a final model (scripts/train_stages.py relies on it): one left
     # from a shorter total would be stale once training goes on, finished or not.
     final.unlink(missing_ok=True)
-    stop = StopRequest(max_minutes=args.max_minutes)
+    resume_args = [args.game, "--seed", args.seed, "--run-dir", shown_path(run_dir), "--resume"]
+    if args.export:
+        resume_args += ["--export", shown_path(args.export)]
+    resume = command(resume_args)
+    stop = StopRequest(max_minutes=args.max_minutes, run_dir=run_dir, resume_command=resume,
+                       start_command=None if args.resume else command(argv))
     with stop.installed():
         if lean:
-            stopped = run.run(total, stop, progress=not args.no_progress)
+            training = run.num_timesteps < total
+            stopped = run.run(total, stop, progress=training and not args.no_progress,
+                              logger=open_run_logger(run_dir) if training else None)
             model = run.sb3_model()
         else:
             model, stopped = _train_sb3(model, run_dir, config, extra, total, stop, args)
@@ -183,10 +247,8 @@ def main(argv: list[str] | None = None) -> dict:
                "last_eval": extra["history"][-1] if extra.get("history") else None,
                "run_dir": str(run_dir)}
     if stopped:
-        resume = (f"python scripts/train.py {args.game} --seed {args.seed} --run-dir {run_dir} "
-                  "--resume" + (f" --export {args.export}" if args.export else ""))
         print(f"stopped ({stop.reason}) at {model.num_timesteps:,} of {total:,} timesteps; the "
-              f"checkpoint is in {run_dir}; continue with: {resume}", file=sys.stderr)
+              f"checkpoint is in {shown_path(run_dir)}; continue with: {resume}", file=sys.stderr)
     print(json.dumps(summary))
     return summary
 

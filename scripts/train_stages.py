@@ -77,6 +77,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
     parser.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
     parser.add_argument("--dry-run", action="store_true", help="only print the commands")
     parser.add_argument("--stages", type=Path, default=STAGES, help=argparse.SUPPRESS)
+    argv = sys.argv[1:] if argv is None else list(argv)
     args = parser.parse_args(argv)
     try:
         all_stages = load_stages(args.stages)
@@ -87,11 +88,14 @@ def main(argv: list[str] | None = None) -> list[dict]:
     stages = all_stages[args.game]
     export = ROOT / "results" / "models" / f"{args.game}.zip" if args.export else None
     deadline = time.monotonic() + 60 * args.max_minutes if args.max_minutes else None
+    import train  # (its command() shows scripts/train.py as reachable from here)
+
+    again = shlex.join(["python", train.shown_path(Path(__file__).resolve()), *argv])
     summaries = []
     for i in range(1, len(stages) + 1):
         train_args = stage_args(args.game, stages, i, args.run_root, export)
         if args.dry_run:
-            print("python scripts/train.py " + shlex.join(train_args))
+            print(train.command(train_args))
             continue
         run_dir = stage_dir(args.run_root, args.game, i)
         last = i == len(stages)
@@ -105,18 +109,17 @@ def main(argv: list[str] | None = None) -> list[dict]:
                 train_args += ["--export", str(export)]
         left = None if deadline is None else (deadline - time.monotonic()) / 60
         if left is not None and left <= 0:
-            print(f"stopped before stage {i} (--max-minutes); run again to continue")
+            print(f"stopped before stage {i} (--max-minutes); run again to continue: {again}")
             break
         extra = ["--no-progress", "--threads", str(args.threads)]
         if left is not None:
             extra += ["--max-minutes", f"{left:.6g}"]  # never rounded down to 0
-        print(f"stage {i}: python scripts/train.py {shlex.join(train_args)}", flush=True)
-        import train
-
+        print(f"stage {i}: {train.command(train_args)}", flush=True)
         summary = train.main(train_args + extra)
         summaries.append(summary)
         if summary["stopped"]:
-            print(f"stage {i} stopped at {summary['timesteps']:,} steps; run again to continue")
+            print(f"stage {i} stopped at {summary['timesteps']:,} steps; run again to "
+                  f"continue: {again}")
             break
     return summaries
 

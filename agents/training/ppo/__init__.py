@@ -7,8 +7,8 @@
 * :mod:`.shaping` -- potential-based upper-bonus reward shaping;
 * :mod:`.lean` -- the lean trainer (SB3's algorithm and network on flat tensors);
 * :mod:`.checkpoints` -- a run folder's files: ``checkpoint.pkl``, ``final.zip``, ``eval.csv``;
-* :mod:`.runs` -- a run: evaluation and checkpoints on a schedule, stopping, and the policy of
-  a run folder's latest checkpoint.
+* :mod:`.runs` -- a run: evaluation and checkpoints on a schedule, its logs (``logs/``: SB3's
+  CSV and TensorBoard), stopping, and the policy of a run folder's latest checkpoint.
 
 The names below are the trainer's API (the scripts import them from here).
 """
@@ -35,14 +35,16 @@ from agents.training.ppo.runs import (
     LeanRun,
     StopRequest,
     checkpoint_model,
+    checkpoint_timesteps,
     evaluate_policy_score,
     make_callback,
+    open_run_logger,
     run_folder_agent,
 )
 
 __all__ = ["CHECKPOINT_NAME", "CONFIG_DIR", "FINAL_NAME", "LeanRun", "StopRequest",
-           "apply_overrides", "build_sb3_model", "checkpoint_model", "evaluate_policy_score",
-           "load_checkpoint", "load_config", "make_batched_env", "make_callback",
-           "make_training_env", "read_checkpoint", "read_learning_curve", "rollout_size",
-           "run_folder_agent", "save_checkpoint", "whole_rollouts", "write_final_model",
-           "write_learning_curve"]
+           "apply_overrides", "build_sb3_model", "checkpoint_model", "checkpoint_timesteps",
+           "evaluate_policy_score", "load_checkpoint", "load_config", "make_batched_env",
+           "make_callback", "make_training_env", "open_run_logger", "read_checkpoint",
+           "read_learning_curve", "rollout_size", "run_folder_agent", "save_checkpoint",
+           "whole_rollouts", "write_final_model", "write_learning_curve"]

@@ -126,7 +126,9 @@ class LeanTrainer:
         self.start_timesteps = 0
         self.updates = 0
         self.episode_returns: list[float] = []  # true (unshaped, unscaled) returns, last 1000
+        self.episode_lengths: list[int] = []  # their lengths in steps (for the logs only)
         self._running = np.zeros(venv.num_envs)
+        self._lengths = np.zeros(venv.num_envs, dtype=np.int64)
         self.last_stats: dict[str, float] = {}
 
     # -- pieces ------------------------------------------------------------------------
@@ -179,9 +181,12 @@ class LeanTrainer:
             obs, reward, terminated, truncated, _ = self.venv.step(act_buf[t])
             done = np.logical_or(terminated, truncated)
             self._running += reward
-            for r in self._running[done]:
-                self.episode_returns.append(float(r))
-            self._running[done] = 0.0
+            self._lengths += 1
+            if done.any():
+                self.episode_returns.extend(self._running[done].tolist())
+                self.episode_lengths.extend(self._lengths[done].tolist())
+                self._running[done] = 0.0
+                self._lengths[done] = 0
             phi = self._potential(obs)
             shaped = reward + (np.where(done, 0.0, phi) - self.phi)
             self.phi = phi
@@ -190,6 +195,7 @@ class LeanTrainer:
             self.obs = np.asarray(obs, dtype=np.float32)
             self.mask = np.asarray(self.venv.action_masks(), dtype=bool)
         del self.episode_returns[:-1000]
+        del self.episode_lengths[:-1000]
         _, last_value = self.net(torch.from_numpy(self.obs), torch.from_numpy(self.mask))
         val_buf[n_steps] = last_value.numpy()
         adv = np.empty((n_steps, n_envs), dtype=np.float32)
@@ -206,15 +212,18 @@ class LeanTrainer:
                 for k, v in flat.items()}
 
     def update(self, batch: dict[str, torch.Tensor]) -> dict[str, float]:
-        """PPO epochs over the rollout (minibatches of ``batch_size``)."""
+        """PPO epochs over the rollout (minibatches of ``batch_size``); returns SB3's update
+        statistics: the losses, entropy, clip fraction and approximate KL averaged over the
+        minibatches, the last minibatch's ``loss`` and the ``learning_rate`` used."""
         p = self.ppo
         for group in self.optimizer.param_groups:
             group["lr"] = self.learning_rate()
         clip, ent_coef, vf_coef = float(p["clip_range"]), float(p["ent_coef"]), float(p["vf_coef"])
         n, size = len(batch["action"]), int(p["batch_size"])
         self.net.train()
-        stats = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "clip_fraction": 0.0}
-        count = 0
+        stats = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "clip_fraction": 0.0,
+                 "approx_kl": 0.0}
+        count, last_loss = 0, float("nan")
         for _ in range(int(p["n_epochs"])):
             order = torch.randperm(n)
             for start in range(0, n, size):
@@ -234,14 +243,20 @@ class LeanTrainer:
                 loss.backward()
                 nn.utils.clip_grad_norm_(self.net.parameters(), float(p["max_grad_norm"]))
                 self.optimizer.step()
-                with torch.no_grad():
-                    stats["policy_loss"] += policy_loss.item()
-                    stats["value_loss"] += value_loss.item()
-                    stats["entropy"] += entropy.item()
-                    stats["clip_fraction"] += ((ratio - 1).abs() > clip).float().mean().item()
+                with torch.no_grad():  # SB3's statistics (approx_kl as in its PPO.train)
+                    log_ratio = logp - batch["logp"][idx]
+                    values_now = torch.stack([
+                        policy_loss, value_loss, entropy,
+                        ((ratio - 1).abs() > clip).float().mean(),
+                        ((torch.exp(log_ratio) - 1) - log_ratio).mean(), loss]).tolist()
+                for key, value in zip(stats, values_now[:-1], strict=True):
+                    stats[key] += value
+                last_loss = values_now[-1]
                 count += 1
         self.updates += 1
         self.last_stats = {k: v / max(count, 1) for k, v in stats.items()}
+        self.last_stats["loss"] = last_loss  # SB3 logs the last minibatch's loss
+        self.last_stats["learning_rate"] = float(self.optimizer.param_groups[0]["lr"])
         return self.last_stats
 
     def train_iteration(self) -> dict[str, float]:
@@ -252,7 +267,12 @@ class LeanTrainer:
         stats = self.update(batch)
         elapsed = time.perf_counter() - start
         steps = len(batch["action"])
-        return {**stats, "steps_per_s": steps / elapsed, "rollout_share": rollout_s / elapsed,
+        # SB3's explained variance of the rollout's values: returns - values = advantages
+        ret_var = float(batch["ret"].var(unbiased=False))
+        explained = 1.0 - float(batch["adv"].var(unbiased=False)) / ret_var if ret_var > 0 \
+            else float("nan")
+        return {**stats, "explained_variance": explained, "steps_per_s": steps / elapsed,
+                "rollout_share": rollout_s / elapsed,
                 "mean_return": float(np.mean(self.episode_returns[-500:]))
                 if self.episode_returns else float("nan")}
 
@@ -264,6 +284,7 @@ class LeanTrainer:
                 "num_timesteps": self.num_timesteps, "updates": self.updates,
                 "start_timesteps": self.start_timesteps,
                 "episode_returns": list(self.episode_returns), "running": self._running,
+                "episode_lengths": list(self.episode_lengths), "lengths": self._lengths,
                 "total_timesteps": self.total_timesteps, "rng": rng_states()}
 
     @classmethod
@@ -279,6 +300,9 @@ class LeanTrainer:
         trainer.start_timesteps = state.get("start_timesteps", 0)
         trainer.episode_returns = list(state["episode_returns"])
         trainer._running = state["running"]
+        # (checkpoints written before the logs tracked episode lengths have none)
+        trainer.episode_lengths = list(state.get("episode_lengths", []))
+        trainer._lengths = state.get("lengths", np.zeros(len(trainer._running), dtype=np.int64))
         trainer.last_stats = {}
         set_rng_states(state["rng"])
         return trainer

@@ -3,6 +3,8 @@
 * :func:`make_callback` -- the SB3 trainer's callback: periodic evaluation (fixed seed,
   deterministic policy; the learning curve goes to ``eval.csv``) and checkpoints;
 * :class:`LeanRun` -- the same schedule and files around the lean trainer (:mod:`.lean`);
+* :func:`open_run_logger` -- SB3's CSV and TensorBoard logger in ``<run_dir>/logs/``, one
+  ``segment-<n>`` folder per session (both trainers);
 * :class:`StopRequest` -- a wall-clock budget and Ctrl-C / SIGTERM, answered with a checkpoint;
 * :func:`checkpoint_model` / :func:`run_folder_agent` -- the policy of a run's latest
   checkpoint, whichever trainer wrote it (what ``agents.load(run_folder, game)`` plays).
@@ -33,8 +35,42 @@ from agents.training.ppo.checkpoints import (
 from agents.training.ppo.envs import build_sb3_model, make_batched_env, shaping_potential
 from agents.training.ppo.lean import rng_states, set_rng_states
 
-__all__ = ["LeanRun", "StopRequest", "checkpoint_model", "evaluate_policy_score",
-           "make_callback", "run_folder_agent"]
+__all__ = ["LeanRun", "StopRequest", "checkpoint_model", "checkpoint_timesteps",
+           "evaluate_policy_score", "make_callback", "open_run_logger", "run_folder_agent"]
+
+#: where a run folder's logs go: ``logs/segment-<n>/`` (``progress.csv`` and TensorBoard events)
+LOGS_NAME = "logs"
+
+
+def open_run_logger(run_dir: Path):
+    """SB3's logger (``stable_baselines3.common.logger``) writing CSV (``progress.csv``) and
+    TensorBoard events to a new folder ``run_dir/logs/segment-<n>`` (``n`` one above the
+    highest there; 0 at first).
+
+    SB3's CSV writer opens its file for writing, so every session of a run -- the start and each
+    ``--resume`` -- gets its own segment and never overwrites an earlier one's rows; TensorBoard
+    shows the segments as runs of one folder (``tensorboard --logdir RUN_DIR/logs``).  Both
+    trainers use it, so their logs have the same files and keys.
+    """
+    from stable_baselines3.common.logger import configure
+
+    logs = Path(run_dir) / LOGS_NAME
+    taken = [int(p.name[len("segment-"):]) for p in logs.glob("segment-*")
+             if p.name[len("segment-"):].isdigit()]
+    folder = logs / f"segment-{max(taken, default=-1) + 1}"
+    return configure(str(folder), ["csv", "tensorboard"])
+
+
+def checkpoint_timesteps(run_dir: Path) -> int | None:
+    """The step count of ``run_dir``'s checkpoint (either trainer); None when there is none
+    or it cannot be read."""
+    try:
+        state = read_checkpoint(run_dir)
+        steps = state["lean"]["num_timesteps"] if state.get("trainer") == "lean" \
+            else state["num_timesteps"]
+        return int(steps)
+    except Exception:  # missing, damaged or of another layout: the caller says less
+        return None
 
 
 def evaluate_policy_score(model: Any, config: dict) -> dict:
@@ -174,7 +210,8 @@ class LeanRun:
     and the next rollout), ``eval.csv`` (the learning curve, with wall-clock training seconds)
     and the periodic evaluation of the config's ``eval`` section.  The network is copied into a
     MaskablePPO model for evaluation and export (:meth:`sb3_model`), so the exported ``.zip``
-    is an ordinary SB3 model.
+    is an ordinary SB3 model.  Given a logger (:func:`open_run_logger`), :meth:`run` writes
+    SB3's keys to it once per iteration (see :meth:`log_values`).
     """
 
     def __init__(self, run_dir: Path, trainer: Any, config: dict, extra: dict) -> None:
@@ -187,6 +224,8 @@ class LeanRun:
         self.extra.setdefault("next_checkpoint", config["checkpoint_every_timesteps"])
         self.extra.setdefault("train_seconds", 0.0)
         self._shell = None
+        self._logger = None  # set while run() writes logs
+        self._log_pending = False
 
     @classmethod
     def start(cls, run_dir: Path, config: dict, extra: dict, seed: int, total: int,
@@ -275,14 +314,65 @@ class LeanRun:
         history.append({"timesteps": self.num_timesteps, **result,
                         "train_seconds": round(self.extra["train_seconds"], 1)})
         write_learning_curve(self.run_dir, history)
+        self._record({f"eval/{k}": v for k, v in result.items()})
+
+    def log_values(self, stats: dict, iterations: int, elapsed: float, steps: int) -> dict:
+        """SB3's log keys for an iteration with ``stats`` (:meth:`LeanTrainer.train_iteration`
+        's): the ``iterations`` of this session so far, its wall-clock seconds ``elapsed`` and
+        the ``steps`` it trained.
+
+        As in SB3: ``rollout/ep_rew_mean`` and ``rollout/ep_len_mean`` over the last 100
+        episodes, the reward unshaped and scaled by ``reward_scale``; ``train/loss`` of the last
+        minibatch, the other losses averaged over the update; ``train/entropy_loss`` is minus the
+        entropy; ``time/fps`` and ``time/time_elapsed`` since the session started.
+        """
+        trainer = self.trainer
+        values = {"time/iterations": iterations, "time/fps": int(steps / max(elapsed, 1e-9)),
+                  "time/time_elapsed": int(elapsed),
+                  "time/total_timesteps": self.num_timesteps,
+                  "train/learning_rate": stats["learning_rate"], "train/loss": stats["loss"],
+                  "train/entropy_loss": -stats["entropy"],
+                  "train/policy_gradient_loss": stats["policy_loss"],
+                  "train/value_loss": stats["value_loss"], "train/approx_kl": stats["approx_kl"],
+                  "train/clip_fraction": stats["clip_fraction"],
+                  "train/clip_range": float(trainer.ppo["clip_range"]),
+                  "train/explained_variance": stats["explained_variance"],
+                  "train/n_updates": trainer.updates * int(trainer.ppo["n_epochs"])}
+        if trainer.episode_returns:
+            values["rollout/ep_rew_mean"] = \
+                float(np.mean(trainer.episode_returns[-100:])) * trainer.reward_scale
+            values["rollout/ep_len_mean"] = float(np.mean(trainer.episode_lengths[-100:])) \
+                if trainer.episode_lengths else float("nan")
+        return values
+
+    def _record(self, values: dict) -> None:
+        if self._logger is not None:
+            for key, value in values.items():
+                self._logger.record(key, value)
+            self._log_pending = True
+
+    def _dump(self) -> None:
+        """Write what was recorded since the last dump as one row at the current step."""
+        if self._logger is not None and self._log_pending:
+            self._logger.record("time/total_timesteps", self.num_timesteps)
+            self._logger.dump(step=self.num_timesteps)
+            self._log_pending = False
 
     def run(self, total: int, should_stop: Callable[[], bool] | None = None,
-            progress: bool = True) -> bool:
+            progress: bool = True, logger: Any = None) -> bool:
         """Train to ``total`` timesteps; True when stopped early (with a checkpoint) because
-        ``should_stop()`` said so (checked before every rollout)."""
+        ``should_stop()`` said so (checked before every rollout).
+
+        With ``logger`` (an SB3 logger, e.g. :func:`open_run_logger`'s; closed at the end),
+        each iteration writes one row at the step it ended at: its rollout, update and time
+        statistics (:meth:`log_values`) and, when the policy is evaluated there, ``eval/*``.
+        Logging reads the run's state only: the training numbers are the same without it.
+        """
         from tqdm import tqdm
 
         self.trainer.total_timesteps = int(total)
+        self._logger, self._log_pending = logger, False
+        session_start, session_steps, iterations = time.perf_counter(), self.num_timesteps, 0
         bar = tqdm(total=total, initial=self.num_timesteps, unit="step", disable=not progress,
                    smoothing=0.1)
         try:
@@ -293,20 +383,30 @@ class LeanRun:
                 if self.num_timesteps >= self.extra["next_checkpoint"]:
                     self.extra["next_checkpoint"] += self.config["checkpoint_every_timesteps"]
                     self.save()
+                self._dump()  # the last iteration's row, with the evaluation at its end
                 if should_stop is not None and should_stop():
                     self.save()
                     return True
                 before, clock = self.num_timesteps, time.perf_counter()
                 stats = self.trainer.train_iteration()
                 self.extra["train_seconds"] += time.perf_counter() - clock
+                iterations += 1
+                if self._logger is not None:
+                    self._record(self.log_values(stats, iterations,
+                                                 time.perf_counter() - session_start,
+                                                 self.num_timesteps - session_steps))
                 bar.update(self.num_timesteps - before)
                 bar.set_postfix(ret=f"{stats['mean_return']:.1f}",
                                 sps=f"{stats['steps_per_s']:.0f}")
+            self.evaluate()
+            self.save()
+            return False
         finally:
             bar.close()
-        self.evaluate()
-        self.save()
-        return False
+            self._dump()
+            if self._logger is not None:
+                self._logger.close()
+            self._logger = None
 
 
 class StopRequest:
@@ -314,13 +414,18 @@ class StopRequest:
 
     Calling it says whether to stop now (checked between an update and the next rollout, where a
     checkpoint is exact).  Inside :meth:`installed`, the first SIGINT or SIGTERM only sets
-    :attr:`reason`; a second SIGINT aborts at once (exit status 130; the last checkpoint, written
-    atomically, stays intact).
+    :attr:`reason`; a second SIGINT aborts at once (exit status 130) and says what is left
+    (:meth:`abort_message`): the last checkpoint of ``run_dir``, written atomically, if there
+    is one, and ``resume_command``; else ``start_command``.
     """
 
-    def __init__(self, max_minutes: float | None = None) -> None:
+    def __init__(self, max_minutes: float | None = None, run_dir: Path | None = None,
+                 resume_command: str | None = None, start_command: str | None = None) -> None:
         self.deadline = time.monotonic() + 60 * max_minutes if max_minutes else None
         self.reason: str | None = None
+        self.run_dir = Path(run_dir) if run_dir is not None else None
+        self.resume_command = resume_command
+        self.start_command = start_command
 
     def __call__(self) -> bool:
         if self.reason is None and self.deadline is not None \
@@ -328,10 +433,36 @@ class StopRequest:
             self.reason = "time budget"
         return self.reason is not None
 
+    def abort_message(self) -> str:
+        """What an abort leaves: the run folder's last checkpoint (its step count and when it
+        was written) and the command that resumes it, or that there is none and the command
+        that starts the run again."""
+        if self.run_dir is None:
+            return "aborted; the last checkpoint, if any, is intact"
+        path = self.run_dir / CHECKPOINT_NAME
+        try:
+            written = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(path.stat().st_mtime))
+        except OSError:  # no checkpoint
+            message = "aborted before the first checkpoint; nothing was saved"
+            if self.start_command:
+                message += f", start again with: {self.start_command}"
+            return message
+        steps = checkpoint_timesteps(self.run_dir)
+        what = f"{steps:,} timesteps, written at {written}" if steps is not None \
+            else f"written at {written}"
+        message = f"aborted; the last checkpoint ({what}) is intact"
+        if self.resume_command:
+            message += f", resume with: {self.resume_command}"
+        return message
+
     def _handle(self, signum: int, frame: Any) -> None:
         name = signal.Signals(signum).name
         if self.reason in ("SIGINT", "SIGTERM") and signum == signal.SIGINT:
-            print("\naborted; the last checkpoint is intact", file=sys.stderr, flush=True)
+            try:
+                message = self.abort_message()
+            except Exception:  # never keep an abort from happening
+                message = "aborted"
+            print(f"\n{message}", file=sys.stderr, flush=True)
             os._exit(130)
         self.reason = name
         print(f"\n{name}: finishing the current rollout and update, then writing a checkpoint "
