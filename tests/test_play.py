@@ -313,3 +313,17 @@ def test_human_holds_map_to_the_canonical_hold_of_the_same_dice() -> None:
         kept = sorted(dice[i] for i in range(5) if hold >> i & 1)
         assert sorted(dice[i] for i in range(5) if action >> i & 1) == kept
         assert table.mask[action]
+
+
+def test_help_lists_every_registered_bot(capsys):
+    """``dice-play --help`` names every player the registry has (ppo and learned-value too)."""
+    import agents
+
+    with pytest.raises(SystemExit) as e:
+        main(["--help"])
+    assert e.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())
+    for family, names in agents.available().items():
+        for name in names:
+            assert name in text, (family, name)
+    assert "learned-value" in text and "ppo" in text
