@@ -93,7 +93,8 @@ def load(spec: Any, game: Any = "penta", **options: Any) -> Agent:
     Nothing heavy (torch, stable-baselines3) is imported until a model is loaded.
     """
     resolved = resolve(game)  # ValueError for an unknown game, up front
-    if isinstance(spec, str) and spec.strip() in available(resolved):
+    names = available(resolved)
+    if isinstance(spec, str) and spec.strip() in names:
         return make(spec.strip(), resolved, **options)
     if isinstance(spec, (str, os.PathLike)) and os.path.isdir(spec):
         # a training run's checkpoint: read by the trainer that wrote it (a layer above players)
@@ -102,4 +103,4 @@ def load(spec: Any, game: Any = "penta", **options: Any) -> Agent:
         return run_folder_agent(Path(spec), resolved, **options)
     from agents.policies.specs import load_policy
 
-    return load_policy(spec, resolved, available(resolved), options)
+    return load_policy(spec, resolved, names, options)

@@ -2,10 +2,11 @@
 
 Users name a game in many ways -- a scorecard preset (``"penta"``), a Gymnasium id
 (``"dice_env/DicePoker-v0"``), a :class:`~dice_env.scorecard.rules.Rules`, or ``"5000"`` /
-``"fivethousand"`` / a 5000 id.  The entry points (:func:`agents.make`, :func:`agents.load`,
-the evaluation functions) call :func:`resolve` once and pass the :class:`Game` down, so nothing
-below them parses a game name again.  A :class:`Game` knows its family, its rules, its env id
-and the observation and action spaces of its env (what a trained model is checked against).
+``"fivethousand"`` / a 5000 id.  The entry points (:func:`agents.make`, :func:`agents.load`)
+call :func:`resolve` once and pass the :class:`Game` down, so the loaders and checks below them
+never parse a game name again (:func:`resolve` returns a :class:`Game` as it is).  A
+:class:`Game` knows its family, its rules, its env id and the observation and action spaces
+of its env (what a trained model is checked against).
 
 This is the bottom layer of ``agents``: it imports only ``dice_env``.
 """

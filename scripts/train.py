@@ -40,17 +40,16 @@ from agents.training.ppo import (
     StopRequest,
     apply_overrides,
     build_sb3_model,
-    evaluate_policy_score,
     load_checkpoint,
     load_config,
     make_callback,
     open_run_logger,
     read_checkpoint,
+    record_evaluation,
     rollout_size,
     save_checkpoint,
     whole_rollouts,
     write_final_model,
-    write_learning_curve,
 )
 from dice_env.io import atomic_write_bytes
 
@@ -81,12 +80,7 @@ def command(args: list, cwd: Path | None = None) -> str:
 def _finish_sb3(model, run_dir: Path, config: dict, extra: dict) -> None:
     """End an SB3 run where it is (nothing left to train): evaluate it there unless its
     learning curve ends there already, and checkpoint (as the end of a finished run)."""
-    history = extra.setdefault("history", [])
-    if not history or history[-1]["timesteps"] != model.num_timesteps:
-        result = evaluate_policy_score(model, config)
-        history.append({"timesteps": model.num_timesteps, **result,
-                        "train_seconds": round(extra.get("train_seconds", 0.0), 1)})
-        write_learning_curve(run_dir, history)
+    record_evaluation(run_dir, config, extra, model.num_timesteps, lambda: model)
     save_checkpoint(run_dir, model, extra)
 
 

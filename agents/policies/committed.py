@@ -56,8 +56,9 @@ class PPOAgent(SB3Agent):
     def __init__(self, game: Any = "penta", model_path: str | os.PathLike | None = None,
                  deterministic: bool = True, seed: int | None = None,
                  device: str = "cpu") -> None:
-        path = Path(model_path) if model_path is not None else default_model_path(game)
+        resolved = resolve(game)  # once, for the default path, the hint and the space check
+        path = Path(model_path) if model_path is not None else default_model_path(resolved)
         if not path.exists():
-            raise FileNotFoundError(f"no trained model at {path}; {training_hint(game)}, or pass "
-                                    "model_path=")
-        super().__init__(game, path, deterministic=deterministic, seed=seed, device=device)
+            raise FileNotFoundError(f"no trained model at {path}; {training_hint(resolved)}, or "
+                                    "pass model_path=")
+        super().__init__(resolved, path, deterministic=deterministic, seed=seed, device=device)

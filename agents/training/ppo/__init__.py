@@ -39,6 +39,7 @@ from agents.training.ppo.runs import (
     evaluate_policy_score,
     make_callback,
     open_run_logger,
+    record_evaluation,
     run_folder_agent,
 )
 
@@ -46,5 +47,6 @@ __all__ = ["CHECKPOINT_NAME", "CONFIG_DIR", "FINAL_NAME", "LeanRun", "StopReques
            "apply_overrides", "build_sb3_model", "checkpoint_model", "checkpoint_timesteps",
            "evaluate_policy_score", "load_checkpoint", "load_config", "make_batched_env",
            "make_callback", "make_training_env", "open_run_logger", "read_checkpoint",
+           "record_evaluation",
            "read_learning_curve", "rollout_size", "run_folder_agent", "save_checkpoint",
            "whole_rollouts", "write_final_model", "write_learning_curve"]

@@ -36,7 +36,8 @@ from agents.training.ppo.envs import build_sb3_model, make_batched_env, shaping_
 from agents.training.ppo.lean import rng_states, set_rng_states
 
 __all__ = ["LeanRun", "StopRequest", "checkpoint_model", "checkpoint_timesteps",
-           "evaluate_policy_score", "make_callback", "open_run_logger", "run_folder_agent"]
+           "evaluate_policy_score", "make_callback", "open_run_logger", "record_evaluation",
+           "run_folder_agent"]
 
 #: where a run folder's logs go: ``logs/segment-<n>/`` (``progress.csv`` and TensorBoard events)
 LOGS_NAME = "logs"
@@ -96,6 +97,21 @@ def evaluate_policy_score(model: Any, config: dict) -> dict:
     result = play_fivethousand_matches([player, opponent], ev["games"], seed=ev["seed"])
     p = result.win_rate(0)
     return {"win_rate": p, "sem": float(np.sqrt(p * (1 - p) / ev["games"]))}
+
+
+def record_evaluation(run_dir: Path, config: dict, extra: dict, num_timesteps: int,
+                      model: Callable[[], Any]) -> dict | None:
+    """Evaluate the policy at ``num_timesteps`` (``model()`` gives it) and append the row to the
+    run's learning curve (``extra["history"]``, written to ``eval.csv``), unless the curve ends
+    at that step already (a resumed or finished run); returns the result, or None."""
+    history = extra.setdefault("history", [])
+    if history and history[-1]["timesteps"] == num_timesteps:
+        return None
+    result = evaluate_policy_score(model(), config)
+    history.append({"timesteps": num_timesteps, **result,
+                    "train_seconds": round(extra.get("train_seconds", 0.0), 1)})
+    write_learning_curve(run_dir, history)
+    return result
 
 
 def checkpoint_model(run_dir: Path, device: str = "cpu"):
@@ -171,18 +187,12 @@ def make_callback(run_dir: Path, config: dict, extra: dict, deadline: float | No
             self._clock = now
 
         def evaluate(self) -> None:
-            history = self.extra["history"]
-            if history and history[-1]["timesteps"] == self.model.num_timesteps:
-                return  # already evaluated at this point (a resumed run)
             self._tick()
-            result = evaluate_policy_score(self.model, config)
-            row = {"timesteps": self.model.num_timesteps, **result,
-                   "train_seconds": round(self.extra["train_seconds"], 1)}
-            self.extra["history"].append(row)
-            for k, v in result.items():
+            result = record_evaluation(run_dir, config, self.extra, self.model.num_timesteps,
+                                       lambda: self.model)
+            for k, v in (result or {}).items():
                 self.logger.record(f"eval/{k}", v)
-            write_learning_curve(run_dir, self.extra["history"])
-            self._clock = time.perf_counter()
+            self._clock = time.perf_counter()  # evaluation time is not training time
 
         def _on_rollout_start(self) -> None:
             if self.model.num_timesteps >= self.extra["next_eval"]:
@@ -307,14 +317,10 @@ class LeanRun:
                                                "extra": self.extra})
 
     def evaluate(self) -> None:
-        history = self.extra["history"]
-        if history and history[-1]["timesteps"] == self.num_timesteps:
-            return
-        result = evaluate_policy_score(self.sb3_model(), self.config)
-        history.append({"timesteps": self.num_timesteps, **result,
-                        "train_seconds": round(self.extra["train_seconds"], 1)})
-        write_learning_curve(self.run_dir, history)
-        self._record({f"eval/{k}": v for k, v in result.items()})
+        result = record_evaluation(self.run_dir, self.config, self.extra, self.num_timesteps,
+                                   self.sb3_model)
+        if result is not None:
+            self._record({f"eval/{k}": v for k, v in result.items()})
 
     def log_values(self, stats: dict, iterations: int, elapsed: float, steps: int) -> dict:
         """SB3's log keys for an iteration with ``stats`` (:meth:`LeanTrainer.train_iteration`
