@@ -189,10 +189,13 @@ def test_tiny_training_run(tiny, tmp_path):
 
 
 def test_time_budget_scales_the_steps_down():
+    # A fake clock that moves 50 ms a reading, so the budget's decisions do not depend on
+    # the machine's speed: the first fit "costs" more than the 1.2 s budget affords 13 times.
+    ticks = itertools.count()
     config = VT.TrainConfig(game="penta", hidden=(8,), states_per_layer=60, steps=200,
                             refine_passes=1, refine_games=10, refine_steps=200,
                             max_minutes=0.02, progress=False)
-    curve = VT.train(config).curve
+    curve = VT.train(config, clock=lambda: 0.05 * next(ticks)).curve
     steps = [r["steps"] for r in curve if r["layer"] != "all"]
     assert len(steps) == 13  # the sweep completes, the refinement pass is skipped
     assert steps[0] == 200 and min(steps) < 200
