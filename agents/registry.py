@@ -27,6 +27,7 @@ _REGISTRY: dict[str, dict[str, str]] = {
         "optimal": "agents.scorecard.optimal:OptimalAgent",
         "ppo": "agents.policies.committed:PPOAgent",
         "learned-value": "agents.scorecard.learned_value:LearnedValueAgent",
+        "win-value": "agents.scorecard.win_value:WinValueAgent",
     },
     FIVE_THOUSAND: {
         "random": "dice_env.random_player:RandomPlayer",

@@ -1,0 +1,575 @@
+"""A scorecard player that maximises its chance of winning a multi-player match.
+
+Penta and Dice Poker matches are won by the highest final TOTAL; a tie for the top is worth half
+a win (the match envs' +1 / 0 / -1).  Every other scorecard player maximises its expected score
+and ignores the other cards; :class:`WinValueAgent` reads them (the match observation of
+``dice_env/PentaMatch-v0`` / ``scorecard_v0``) and plays each turn to maximise
+
+    P(my final TOTAL beats every other) + 1/2 P(it ties the best of them)
+
+against opponents that play the **score-optimal** policy (the exact DP player).  Such
+opponents ignore everybody else, so their final totals are independent of ours and of each
+other's; what matters of them is the distribution of the best of their final totals, the
+*threshold* ``T``.  The player's value of a state is ``E[u(X)]`` for its own final total ``X``,
+where ``u(x) = P(T < x) + 1/2 P(T = x)``.
+
+* **Its last turn** is solved exactly: every opponent then has at most one turn left, whose
+  gain distribution under score-optimal play is exact (:func:`last_turn_gains`), so ``u`` is
+  exact and so is the turn's expectimax over it.
+* **Earlier turns** see the threshold through two numbers: ``M`` and ``S``, the mean and the
+  spread of the best opponent final total, from each opponent's exact expected remaining score
+  and its exact spread (:mod:`agents.scorecard.score_spread`), combined by Clark's moments of
+  a maximum of normals (:func:`threshold_moments`).  A card with one box left is valued
+  exactly against that threshold (its last turn solved); with more, a network per number of
+  filled boxes (:class:`WinValueModel`) values a turn start ``(my card, D = my total - M, S)`` as
+  ``P(X > T)`` with ``T ~ N(M, S)``, starting from the normal approximation
+  ``Phi((D + mean_rest) / sqrt(S^2 + sd_rest^2))`` and learning the correction (what the card
+  can still do: a bonus to chase, a gamble worth taking when behind).  Each decision is the
+  exact expectimax of its turn with the network at the leaves (:mod:`.turn_policy`), and the
+  threshold is recomputed every turn from the cards as they stand.
+
+The number of players only changes the threshold, so one model serves 2 to 6 players.
+Trained by :mod:`agents.training.win_value` (backward over the layers of the card, on sampled
+cards and thresholds); the committed model is ``results/models/win-value-<game>.pt``.
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+from scipy.special import ndtr
+from torch import nn
+
+from agents.networks import mlp
+from agents.scorecard.choice import best_legal_action
+from agents.scorecard.learned_value import n_features, rules_of, state_features
+from agents.scorecard.score_spread import ScoreMoments, load_or_compute_spread, reachable_states
+from agents.scorecard.turn_policy import Turn, follow_policy, solve_turn, turn_leaves
+from dice_env import dice as D
+from dice_env.io import atomic_write_bytes
+from dice_env.scorecard.match_observation import (
+    TOTAL_SCALE,
+    match_observation_slices,
+    opponent_block_size,
+)
+from dice_env.scorecard.observation import (
+    decode_observation,
+    observation_size,
+    observation_slices,
+)
+from dice_env.scorecard.rules import Rules
+
+__all__ = [
+    "WinValueAgent",
+    "WinValueModel",
+    "default_model_path",
+    "last_turn_gains",
+    "threshold_moments",
+    "threshold_utility",
+]
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+N_HOLDS = D.N_HOLDS
+#: Bump when :meth:`WinValueModel.features` changes (saved models record it).
+FEATURE_VERSION = 1
+#: totals are tabulated on ``0 .. GRID - 1`` for the exact last-turn threshold
+GRID = 2048
+_PRIOR_CLIP = 1e-6
+
+
+def default_model_path(rules: Rules) -> Path:
+    """``results/models/win-value-<game>.pt`` in the repository."""
+    return REPO_ROOT / "results" / "models" / f"win-value-{rules.name}.pt"
+
+
+# -- the threshold -----------------------------------------------------------------------------
+
+
+def threshold_utility(x: np.ndarray, mean: np.ndarray, spread: np.ndarray) -> np.ndarray:
+    """``u(x) = P(T < x) + 1/2 P(T = x)`` for an integer threshold ``T``: the rounding of a
+    normal ``N(mean, spread)`` (``spread = 0``: ``T = mean`` exactly, then a step)."""
+    x = np.asarray(x, dtype=np.float64)
+    mean = np.asarray(mean, dtype=np.float64)
+    spread = np.asarray(spread, dtype=np.float64)
+    safe = np.maximum(spread, 1e-9)
+    smooth = 0.5 * (ndtr((x - 0.5 - mean) / safe) + ndtr((x + 0.5 - mean) / safe))
+    step = np.where(x > mean + 1e-9, 1.0, np.where(x < mean - 1e-9, 0.0, 0.5))
+    return np.where(spread > 1e-9, smooth, step)
+
+
+def threshold_moments(means: np.ndarray, stds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Mean and standard deviation of the maximum of independent normals ``(N, K)`` (Clark's
+    moments, folding one opponent in at a time; exact for ``K = 1``)."""
+    means = np.atleast_2d(np.asarray(means, dtype=np.float64))
+    stds = np.atleast_2d(np.asarray(stds, dtype=np.float64))
+    m, v = means[:, 0].copy(), stds[:, 0] ** 2
+    for j in range(1, means.shape[1]):
+        m2, v2 = means[:, j], stds[:, j] ** 2
+        a = np.sqrt(np.maximum(v + v2, 1e-12))
+        alpha = (m - m2) / a
+        cdf, cdf_neg = ndtr(alpha), ndtr(-alpha)
+        pdf = np.exp(-0.5 * alpha * alpha) / np.sqrt(2 * np.pi)
+        first = m * cdf + m2 * cdf_neg + a * pdf
+        second = (m * m + v) * cdf + (m2 * m2 + v2) * cdf_neg + (m + m2) * a * pdf
+        m, v = first, np.maximum(second - first * first, 0.0)
+    return m, np.sqrt(v)
+
+
+def _last_turn_table(moments: ScoreMoments) -> tuple[np.ndarray, np.ndarray]:
+    """Every reachable card with one box open: its DP index ``(fs, rest, u)`` flattened, and
+    the exact distribution ``(R, G)`` of the points its score-optimal last turn gains
+    (computed once per :class:`ScoreMoments`, kept on it)."""
+    table = getattr(moments, "_last_turn", None)
+    if table is None:
+        table = moments._last_turn = _compute_last_turn_table(moments)
+    return table
+
+
+def _compute_last_turn_table(moments: ScoreMoments) -> tuple[np.ndarray, np.ndarray]:
+    sol = moments.solution
+    rules = sol.rules
+    open_, upper, five = reachable_states(sol, rules.n_boxes - 1)
+    fs, rest, u, _ = moments._index(open_, upper, five)
+    keys = (fs * sol.model.n_rest + rest) * (sol.model.threshold + 1) + u
+    box = open_.argmax(axis=1)
+    parts = []
+    for i in range(0, len(upper), 256):
+        sl = slice(i, i + 256)
+        leaves = turn_leaves(rules, open_[sl], upper[sl], five[sl],
+                             lambda rows, o, uu, f, gain: gain.astype(np.float64))
+        one = np.take_along_axis(leaves, box[sl, None, None].repeat(D.N_ROLLS, 1), axis=2)
+        gains = np.where(np.isfinite(one[..., 0]), one[..., 0], 0).astype(np.int64)
+        width = int(gains.max()) + 1
+        q = np.zeros(gains.shape + (1, width))
+        np.put_along_axis(q[:, :, 0], gains[..., None], 1.0, axis=2)
+        parts.append(follow_policy(one, q, rules.rolls_per_turn)[1])
+    width = max(p.shape[1] for p in parts)
+    pmf = np.concatenate([np.pad(p, ((0, 0), (0, width - p.shape[1]))) for p in parts])
+    order = np.argsort(keys)
+    return keys[order], pmf[order]
+
+
+def last_turn_gains(moments: ScoreMoments, open_: np.ndarray, upper: np.ndarray,
+                    five: np.ndarray) -> np.ndarray:
+    """``(N, G)`` the exact distribution of the points gained by the score-optimal last turn
+    of cards with one box open (``G`` bins: 0, 1, 2, ... points)."""
+    keys, pmf = _last_turn_table(moments)
+    fs, rest, u, _ = moments._index(open_, upper, five)
+    m = moments.solution.model
+    k = (np.asarray(fs) * m.n_rest + rest) * (m.threshold + 1) + u
+    pos = np.searchsorted(keys, k)
+    if np.any(pos >= len(keys)) or np.any(keys[np.minimum(pos, len(keys) - 1)] != k):
+        raise ValueError("a card with one open box is not reachable")
+    return pmf[pos]
+
+
+# -- the network -------------------------------------------------------------------------------
+
+
+class WinLayer(nn.Module):
+    """P(win) of the turn-start states with one given number of filled boxes:
+    ``sigmoid(logit(prior) + mlp(features))``, the prior being the normal approximation."""
+
+    def __init__(self, n_in: int, hidden: tuple[int, ...]) -> None:
+        super().__init__()
+        self.mlp = mlp(n_in, hidden)
+
+    def forward(self, x: torch.Tensor, prior_logit: torch.Tensor) -> torch.Tensor:
+        return torch.sigmoid(prior_logit + self.mlp(x).squeeze(-1))
+
+
+def last_turn_values(rules: Rules, open_: np.ndarray, upper: np.ndarray, five: np.ndarray,
+                     delta: np.ndarray, spread: np.ndarray, chunk: int = 2_000) -> np.ndarray:
+    """``(N,)`` the exact P(win) of cards with one box open, ``delta`` from a threshold
+    ``N(M, spread)``: the last turn's expectimax over :func:`threshold_utility`."""
+    out = []
+    for i in range(0, len(delta), chunk):
+        sl = slice(i, i + chunk)
+        d, s = delta[sl], spread[sl]
+
+        def leaf(r, o, u, f, gain, d=d, s=s):
+            return threshold_utility(d[r] + gain, 0.0, s[r])
+
+        out.append(solve_turn(turn_leaves(rules, open_[sl], upper[sl], five[sl], leaf),
+                              rules.rolls_per_turn).start_value)
+    return np.concatenate(out) if out else np.zeros(0)
+
+
+class WinValueModel(nn.Module):
+    """The P(win) at the start of a turn: one learned :class:`WinLayer` per number of filled
+    boxes ``k = 0 .. n_boxes - 2``; a card with one box open is solved exactly
+    (:func:`last_turn_values`), a full card is worth :func:`threshold_utility`.
+
+    Args:
+        rules: the game.
+        hidden: hidden widths of each layer's MLP.
+    """
+
+    def __init__(self, rules: Rules, hidden: tuple[int, ...] = (64, 64)) -> None:
+        super().__init__()
+        self.rules = rules
+        self.hidden = tuple(int(h) for h in hidden)
+        self.layers = nn.ModuleList(WinLayer(n_features(rules) + 6, self.hidden)
+                                    for _ in range(rules.n_boxes - 1))
+
+    @staticmethod
+    def prior(delta: np.ndarray, spread: np.ndarray, rest_mean: np.ndarray,
+              rest_std: np.ndarray) -> np.ndarray:
+        """The normal approximation of P(win): ``Phi((D + mean_rest) / sqrt(S^2 + sd^2))``."""
+        z = (delta + rest_mean) / np.sqrt(spread ** 2 + rest_std ** 2 + 1.0)
+        return ndtr(z)
+
+    def features(self, moments: ScoreMoments, open_, upper, five, delta, spread
+                 ) -> tuple[torch.Tensor, torch.Tensor]:
+        """``(x, prior logit)``: the card's :func:`~agents.scorecard.learned_value.
+        state_features`, then ``D/100``, ``S/100``, the card's expected remaining points and
+        their spread ``/100``, ``z`` and the prior."""
+        mean = moments.mean(open_, upper, five)
+        std = moments.std(open_, upper, five)
+        delta = np.asarray(delta, dtype=np.float64)
+        spread = np.asarray(spread, dtype=np.float64)
+        prior = np.clip(self.prior(delta, spread, mean, std), _PRIOR_CLIP, 1 - _PRIOR_CLIP)
+        z = (delta + mean) / np.sqrt(spread ** 2 + std ** 2 + 1.0)
+        extra = np.stack([delta / 100, spread / 100, mean / 100, std / 100,
+                          np.clip(z, -6, 6) / 3, prior], axis=1).astype(np.float32)
+        x = np.concatenate([state_features(self.rules, open_, upper, five), extra], axis=1)
+        return torch.from_numpy(x), torch.from_numpy(np.log(prior / (1 - prior))).float()
+
+    @torch.no_grad()
+    def value(self, moments: ScoreMoments, open_: np.ndarray, upper: np.ndarray,
+              five: np.ndarray, delta: np.ndarray, spread: np.ndarray) -> np.ndarray:
+        """``(M,)`` P(win) of turn-start states with ``delta = total - M`` against a threshold
+        ``N(M, spread)`` (any mix of layers; the last two exactly)."""
+        open_ = np.atleast_2d(np.asarray(open_, dtype=bool))
+        delta = np.asarray(delta, dtype=np.float64)
+        spread = np.asarray(spread, dtype=np.float64)
+        filled = self.rules.n_boxes - open_.sum(axis=1)
+        out = threshold_utility(delta, 0.0, spread)
+        upper, five = np.asarray(upper), np.asarray(five)
+        last = np.flatnonzero(filled == self.rules.n_boxes - 1)
+        if last.size:
+            out[last] = last_turn_values(self.rules, open_[last], upper[last], five[last],
+                                         delta[last], spread[last])
+        for k in np.unique(filled[filled < self.rules.n_boxes - 1]):
+            rows = np.flatnonzero(filled == k)
+            x, logit = self.features(moments, open_[rows], upper[rows], five[rows],
+                                     delta[rows], spread[rows])
+            out[rows] = self.layers[int(k)](x, logit).double().numpy()
+        return out
+
+    def to_bytes(self, meta: dict | None = None) -> bytes:
+        """The model (rules, sizes, weights and ``meta``) as ``torch.save`` bytes."""
+        buf = io.BytesIO()
+        torch.save({"format": "win-value", "feature_version": FEATURE_VERSION,
+                    "rules": self.rules.knobs(), "hidden": list(self.hidden),
+                    "state_dict": {k: v.detach().cpu().clone()
+                                   for k, v in self.state_dict().items()},
+                    "meta": meta or {}}, buf)
+        return buf.getvalue()
+
+    def save(self, path: str | Path, meta: dict | None = None) -> None:
+        """Write the model to ``path`` atomically."""
+        atomic_write_bytes(path, self.to_bytes(meta))
+
+    @classmethod
+    def from_bytes(cls, data: bytes, origin: str = "the model") -> tuple[WinValueModel, dict]:
+        """``(model, meta)`` from :meth:`to_bytes` output."""
+        try:
+            blob = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
+        except Exception as exc:  # torch raises several kinds on a damaged file
+            raise ValueError(f"{origin} is not a win-value model ({type(exc).__name__}); "
+                             "retrain it or point model_path at a good file") from None
+        if not isinstance(blob, dict) or blob.get("format") != "win-value":
+            raise ValueError(f"{origin} is not a win-value model")
+        if blob.get("feature_version") != FEATURE_VERSION:
+            raise ValueError(f"{origin} was trained with feature version "
+                             f"{blob.get('feature_version')}, this code has {FEATURE_VERSION}; "
+                             "retrain it")
+        knobs = dict(blob["rules"])
+        knobs["boxes"], knobs["labels"] = tuple(knobs["boxes"]), tuple(knobs["labels"])
+        model = cls(Rules(**knobs), tuple(blob["hidden"]))
+        model.load_state_dict(blob["state_dict"])
+        return model.eval(), dict(blob.get("meta", {}))
+
+    @classmethod
+    def load(cls, path: str | Path) -> tuple[WinValueModel, dict]:
+        """``(model, meta)`` read from a file written by :meth:`save`."""
+        return cls.from_bytes(Path(path).read_bytes(), str(path))
+
+
+# -- the match as the player sees it -----------------------------------------------------------
+
+
+@dataclass
+class MatchView:
+    """Turn-start facts of ``N`` matches from the player's seat, decoded from observations.
+
+    ``open_ (N, B)``, ``upper``, ``five``, ``total``: the player's card; ``opp_*`` ``(N, P-1,
+    ...)`` the others' (seat order after the player); ``roll``, ``rolls_left``: the dice.
+    """
+
+    open_: np.ndarray
+    upper: np.ndarray
+    five: np.ndarray
+    total: np.ndarray
+    opp_open: np.ndarray
+    opp_upper: np.ndarray
+    opp_five: np.ndarray
+    opp_total: np.ndarray
+    roll: np.ndarray
+    rolls_left: np.ndarray
+    key: np.ndarray  # (N,) bytes: everything but the dice
+
+
+def num_players_of(rules: Rules, obs_size: int) -> int:
+    """The number of players of a match observation of ``obs_size`` entries."""
+    rest = obs_size - observation_size(rules) - 2
+    block = opponent_block_size(rules)
+    if rest < block or rest % block:
+        raise ValueError(
+            f"an observation of {obs_size} entries is not a {rules.name} match observation; "
+            f"the win-value player reads the match (dice_env/{_env_name(rules)}Match-v0, the "
+            f"scorecard_v0 AEC env, or view='match'), not a single card")
+    return rest // block + 1
+
+
+def _env_name(rules: Rules) -> str:
+    return {"penta": "Penta", "dice-poker": "DicePoker"}.get(rules.name, "Penta")
+
+
+def decode_match(rules: Rules, obs: np.ndarray, num_players: int) -> MatchView:
+    """Decode match observations (``(N, size)``) into a :class:`MatchView`."""
+    obs = np.asarray(obs, dtype=np.float32)
+    sl = match_observation_slices(rules, num_players)
+    card = decode_observation(rules, obs[:, sl["card"]])
+    blocks = obs[:, sl["opponents"]].reshape(len(obs), num_players - 1,
+                                              opponent_block_size(rules))
+    t = rules.upper_bonus_threshold
+    s = observation_slices(rules)
+    keep = np.ones(obs.shape[1], dtype=bool)
+    for name in ("dice", "face_counts", "rolls_left", "box_points"):
+        keep[sl["card"]][s[name]] = False
+    keep[sl["to_move"]] = False
+    raw = np.ascontiguousarray(obs[:, keep])
+    return MatchView(
+        open_=card["open"], upper=card["upper_capped"], five=card["five_state"],
+        total=np.rint(obs[:, sl["own_total"].start] * TOTAL_SCALE).astype(np.int64),
+        opp_open=blocks[..., 5:] > 0.5,
+        opp_upper=np.rint(blocks[..., 1] * t).astype(np.int64),
+        opp_five=np.argmax(blocks[..., 2:5], axis=-1),
+        opp_total=np.rint(blocks[..., 0] * TOTAL_SCALE).astype(np.int64),
+        roll=card["roll"], rolls_left=card["rolls_left"],
+        key=raw.view(np.dtype((np.void, raw.dtype.itemsize * raw.shape[1])))[:, 0])
+
+
+# -- the player --------------------------------------------------------------------------------
+
+
+def _take(turn: Turn, rows: np.ndarray) -> Turn:
+    return Turn(turn.leaves[rows], [None if k is None else k[rows] for k in turn.keep_values],
+                turn.start_value[rows])
+
+
+def _concatenate(parts: list[Turn]) -> Turn:
+    cat = lambda xs: None if xs[0] is None else np.concatenate(xs)  # noqa: E731
+    return Turn(cat([p.leaves for p in parts]),
+                [cat([p.keep_values[r] for p in parts]) for r in range(len(parts[0].keep_values))],
+                cat([p.start_value for p in parts]))
+
+
+class WinValueAgent:
+    """Plays a multi-player Penta or Dice Poker match to win (see the module docstring).
+
+    Args:
+        game: ``"penta"`` or ``"dice-poker"`` (a preset name, Gymnasium id or ``Rules``).
+        num_players: the players per match, 2 to 6 (default: read from each observation).
+        model_path: the model file (default ``results/models/win-value-<game>.pt``).
+        seed: accepted for the common player signature; the player is deterministic.
+        model: an in-memory :class:`WinValueModel` instead of a file (the trainer uses it).
+        moments: the score-optimal player's :class:`ScoreMoments` (default: loaded or
+            computed once and cached).
+
+    It reads **match observations** (``dice_env/PentaMatch-v0``, ``dice_env/DicePokerMatch-v0``,
+    the ``scorecard_v0`` AEC env, or ``view="match"`` of the match evaluators); a single-card
+    observation is refused (there is nobody to beat in it).
+
+    Raises:
+        FileNotFoundError: no model file (the message says how to train one).
+    """
+
+    name = "win-value"
+
+    def __init__(self, game: str | Rules = "penta", num_players: int | None = None,
+                 model_path: str | Path | None = None, seed: int | None = None,
+                 model: WinValueModel | None = None, moments: ScoreMoments | None = None
+                 ) -> None:
+        self.rules = rules_of(game)
+        if num_players is not None and not 2 <= int(num_players) <= 6:
+            raise ValueError(f"num_players must be 2 to 6, got {num_players}")
+        self.num_players = None if num_players is None else int(num_players)
+        self.meta: dict = {}
+        if model is None:
+            path = Path(model_path) if model_path is not None else default_model_path(self.rules)
+            if not path.is_file():
+                raise FileNotFoundError(
+                    f"no win-value model for {self.rules.name!r} at {path}; train one with "
+                    f"`python scripts/train_win_value.py {self.rules.name} --out {path}`")
+            model, self.meta = WinValueModel.load(path)
+        if model.rules.knobs() != self.rules.knobs():
+            raise ValueError(f"the model is for {model.rules.name!r}, not {self.rules.name!r}")
+        self.model = model.eval()
+        self.moments = moments if moments is not None else load_or_compute_spread(self.rules)
+        self.game = self.rules.name
+        self._cache_keys = np.zeros(0, dtype="V1")
+        self._cache: Turn | None = None
+
+    def seed(self, seed: int | None = None) -> None:
+        """Nothing to seed: the player is deterministic (for the Agent protocol)."""
+
+    def __repr__(self) -> str:
+        return f"WinValueAgent({self.game!r}, num_players={self.num_players})"
+
+    @property
+    def n_actions(self) -> int:
+        return N_HOLDS + self.rules.n_boxes
+
+    def clear_cache(self) -> None:
+        """Forget the kept turn solutions (needed after changing the model's weights)."""
+        self._cache_keys, self._cache = np.zeros(0, dtype="V1"), None
+
+    # -- one turn ------------------------------------------------------------------------------
+
+    def opponent_moments(self, view: MatchView) -> tuple[np.ndarray, np.ndarray]:
+        """``(N, P-1)`` each opponent's expected final total and its spread."""
+        n, k, b = view.opp_open.shape
+        flat = (view.opp_open.reshape(-1, b), view.opp_upper.ravel(), view.opp_five.ravel())
+        mean = self.moments.mean(*flat).reshape(n, k) + view.opp_total
+        return mean, self.moments.std(*flat).reshape(n, k)
+
+    def exact_threshold(self, view: MatchView) -> np.ndarray:
+        """``(N, GRID)`` ``u(x)`` for totals ``x = 0 .. GRID - 1``, from the opponents' exact
+        final-total distributions (finished cards, cards with one turn left; a normal of the
+        exact moments for any card with more, which no match reaches at our last turn)."""
+        n, k, b = view.opp_open.shape
+        grid = np.arange(GRID)
+        below = np.ones((n, GRID))
+        at_most = np.ones((n, GRID))
+        mean, std = self.opponent_moments(view)
+        left = view.opp_open.sum(axis=2)
+        for j in range(k):
+            pmf = np.zeros((n, GRID))
+            done = left[:, j] == 0
+            pmf[np.flatnonzero(done), np.minimum(view.opp_total[done, j], GRID - 1)] = 1.0
+            one = np.flatnonzero(left[:, j] == 1)
+            if one.size:
+                gains = last_turn_gains(self.moments, view.opp_open[one, j],
+                                        view.opp_upper[one, j], view.opp_five[one, j])
+                cols = view.opp_total[one, j][:, None] + np.arange(gains.shape[1])
+                np.add.at(pmf, (np.repeat(one, gains.shape[1]),
+                                np.minimum(cols, GRID - 1).ravel()), gains.ravel())
+            more = np.flatnonzero(left[:, j] > 1)
+            if more.size:
+                cdf = ndtr((grid[None, :] + 0.5 - mean[more, j, None])
+                           / np.maximum(std[more, j, None], 1e-9))
+                pmf[more] = np.diff(cdf, prepend=0.0, axis=1)
+            cum = np.cumsum(pmf, axis=1)
+            at_most *= cum
+            below *= cum - pmf
+        return below + 0.5 * (at_most - below)
+
+    def solve(self, view: MatchView) -> Turn:
+        """The exact expectimax of the player's turn in each match of ``view``."""
+        rules = self.rules
+        filled = rules.n_boxes - view.open_.sum(axis=1)
+        last = filled == rules.n_boxes - 1
+        parts, order = [], []
+        if last.any():
+            rows = np.flatnonzero(last)
+            sub = _subview(view, rows)
+            u = self.exact_threshold(sub)
+            total = sub.total
+
+            def leaf_last(r, o, up, f, gain):
+                return u[r, np.minimum(total[r] + gain, GRID - 1)]
+
+            parts.append(solve_turn(turn_leaves(rules, sub.open_, sub.upper, sub.five,
+                                                leaf_last), rules.rolls_per_turn))
+            order.append(rows)
+        if (~last).any():
+            rows = np.flatnonzero(~last)
+            sub = _subview(view, rows)
+            mean, std = self.opponent_moments(sub)
+            m, s = threshold_moments(mean, std)
+            delta = sub.total - m
+
+            def leaf(r, o, up, f, gain):
+                return self.model.value(self.moments, o, up, f, delta[r] + gain, s[r])
+
+            parts.append(solve_turn(turn_leaves(rules, sub.open_, sub.upper, sub.five, leaf),
+                                    rules.rolls_per_turn))
+            order.append(rows)
+        turn = _concatenate(parts)
+        return _take(turn, np.argsort(np.concatenate(order)))
+
+    def _turns(self, view: MatchView) -> tuple[Turn, np.ndarray]:
+        """Turn solutions of the distinct turn-start states of ``view`` (the last call's
+        reused), and each row's index in them."""
+        uniq, first, rows = np.unique(view.key, return_index=True, return_inverse=True)
+        if len(self._cache_keys) and self._cache_keys.dtype == uniq.dtype:
+            pos = np.minimum(np.searchsorted(self._cache_keys, uniq), len(self._cache_keys) - 1)
+            hit = self._cache_keys[pos] == uniq
+        else:
+            pos, hit = np.zeros(len(uniq), dtype=np.int64), np.zeros(len(uniq), dtype=bool)
+        parts = [] if self._cache is None or not hit.any() else [_take(self._cache, pos[hit])]
+        miss = first[~hit]
+        if len(miss):
+            parts.append(self.solve(_subview(view, miss)))
+        order = np.concatenate([np.flatnonzero(hit), np.flatnonzero(~hit)])
+        turn = _take(_concatenate(parts), np.argsort(order))
+        self._cache_keys, self._cache = uniq, turn
+        return turn, rows.reshape(-1)
+
+    # -- decisions from observations -----------------------------------------------------------
+
+    def _view(self, observations: np.ndarray) -> MatchView:
+        obs = np.atleast_2d(np.asarray(observations, dtype=np.float32))
+        p = num_players_of(self.rules, obs.shape[1])
+        if self.num_players is not None and p != self.num_players:
+            raise ValueError(f"this win-value player was made for {self.num_players} players; "
+                             f"the observation is of a {p}-player match")
+        return decode_match(self.rules, obs, p)
+
+    def action_values(self, observations: np.ndarray) -> np.ndarray:
+        """``(N, 32 + B)`` P(win) after every action of match observations (``-inf`` for
+        actions the rules forbid, holds with no reroll left and holding all five)."""
+        obs = np.asarray(observations)
+        view = self._view(obs)
+        turn, rows = self._turns(view)
+        vals = turn.action_values(rows, view.roll, view.rolls_left)
+        return vals[0] if obs.ndim == 1 else vals
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        """The legal action with the highest P(win) for one match observation."""
+        observation = np.asarray(observation)
+        if observation.ndim != 1:
+            raise ValueError(f"act takes one observation, got shape {observation.shape}; use "
+                             "act_batch for a batch")
+        return int(best_legal_action(self.action_values(observation), action_mask))
+
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """One best legal action per row of ``observations`` / ``masks`` (``(N, ...)``)."""
+        observations = np.asarray(observations)
+        if observations.ndim != 2:
+            raise ValueError(f"act_batch takes (N, obs_dim) observations, got "
+                             f"{observations.shape}")
+        if len(observations) == 0:
+            return np.zeros(0, dtype=np.int64)
+        return best_legal_action(self.action_values(observations), masks).astype(np.int64)
+
+
+def _subview(view: MatchView, rows: np.ndarray) -> MatchView:
+    return MatchView(*(getattr(view, f)[rows] for f in MatchView.__dataclass_fields__))
