@@ -338,7 +338,7 @@ def solved(cache_dir):
 @pytest.fixture(scope="session")
 def agent(solved):
     two, solo = solved
-    return OptimalAgent(two_player=two, solo=solo)
+    return OptimalAgent(two_player=two, solo=solo, num_players=2)
 
 
 def test_full_solve_values_and_convergence(solved):

@@ -8,10 +8,16 @@
   response, but it never loses more than the solved value);
 * **solo** -- every decision minimises the expected number of turns to reach the target
   exactly;
-* **three or more players** -- *no exact solution*: the agent plays the two-player optimal
-  policy against one opponent standing for the table (by default the leader, the other
-  player with the highest score).  A strong bot, not an optimal one: it ignores the other
-  opponents' bumps and gifts.
+* **three players** -- the max-n profile of :mod:`agents.solvers.fivethousand_three`: every
+  player maximises its own probability of winning, with the bank rules of three players
+  (bumps, the gift to the lowest entered other player).  Three-player max-n has no exact
+  "optimum" (a pure equilibrium need not exist); the agent plays that module's *shipped*
+  profile, whose exact win probabilities it reports, and whose distance from an equilibrium
+  (the most a player gains by deviating for one turn) is measured there;
+* **four or more players** (and three with ``num_players=2``) -- *no exact solution*: the
+  agent plays the two-player optimal policy against one opponent standing for the table (by
+  default the leader, the other player with the highest score).  A strong bot, not an optimal
+  one: it ignores the other opponents' bumps and gifts.
 
 It reads Gymnasium observations (``FiveThousand-v0``, ``FiveThousandSolo-v0``, the AEC env's
 ``"observation"``), decides for the player to move, and follows the project's agent protocol
@@ -31,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from agents.solvers import fivethousand_three as TP
 from agents.solvers import fivethousand_vi as VI
 from dice_env import dice as D
 from dice_env.fivethousand import game as G
@@ -46,6 +53,7 @@ from dice_env.fivethousand.rules import FiveThousandRules
 __all__ = ["OptimalAgent", "play_solo_games"]
 
 MODES = ("auto", "two-player", "solo")
+TABLES = (None, 2, 3)
 MULTI_OPPONENTS = ("leader", "next", "last")
 SOLO_ID = "dice_env/FiveThousandSolo-v0"
 _KEEP_BY_CODE = D.KEEP_INDEX_BY_COUNTS_CODE
@@ -64,26 +72,37 @@ def _rules_of(game: Any, rules: FiveThousandRules | dict | None) -> FiveThousand
 
 
 class OptimalAgent:
-    """The optimal player of 5000 (two players: win probability; solo: fewest turns).
+    """The optimal player of 5000 (two players: win probability; solo: fewest turns; three
+    players: the max-n profile).
 
     Args:
         game: ``"fivethousand"`` (or ``"5000"``), a Gymnasium id (``"dice_env/FiveThousand-v0"``,
             ``"dice_env/FiveThousandSolo-v0"``), a :class:`FiveThousandRules` or a dict of knobs
             -- what :func:`agents.make` passes.
         rules: the rules (overrides ``game``'s); default 5000 with ``entry`` 500.
-        mode: ``"auto"`` (default: solo for one-player observations, the two-player table
-            otherwise), ``"two-player"`` or ``"solo"`` (refuse the other kind).
+        mode: ``"auto"`` (default: solo for one-player observations, a table of two or three
+            players otherwise), ``"two-player"`` or ``"solo"`` (refuse the other kind; with
+            ``"two-player"`` observations of two or more players are accepted).
+        num_players: which table plays games of two or more players.  ``None`` (default):
+            the two-player table for two players, the exact three-player table
+            (:mod:`agents.solvers.fivethousand_three`) for three (literal rules; with
+            ``choose_scoring_dice`` the two-player table against ``multi_opponent``), the
+            two-player table against ``multi_opponent`` for four or more.  ``2``: the
+            two-player table for every table size (the behaviour before the three-player
+            table: three players are played against the leader too).  ``3``: the
+            three-player table; any other number of players is refused (``ValueError``).
         cache_dir, use_cache: where solved tables are cached (default ``$DICE_ENV_CACHE``,
             else the user cache folder); ``use_cache=False`` solves in memory.
-        two_player, solo: already solved tables for these rules (skip loading).
-        multi_opponent: with three or more players, the opponent the two-player policy plays
-            against: ``"leader"`` (default: the highest score among the others), ``"next"``
+        two_player, solo, three_player: already solved tables for these rules (skip loading).
+        multi_opponent: when the two-player table plays three or more players, the opponent
+            it plays against: ``"leader"`` (default: the highest score among the others), ``"next"``
             (the next seat) or ``"last"`` (the seat before).
         progress: show a progress bar if a solve is needed.
         seed: accepted for the common signature; the player is deterministic (ties within
             1e-12 go to banking, then to the lowest action).
 
-    Tables are loaded (or solved: a few seconds for 5000, then cached) on first use.
+    Tables are loaded (or solved, then cached) on first use: a few seconds for the two-player
+    and solo tables of 5000, a few minutes for the three-player one (about 4 on two cores).
     """
 
     name = "optimal"
@@ -92,6 +111,8 @@ class OptimalAgent:
                  mode: str = "auto", cache_dir: str | os.PathLike | None = None,
                  use_cache: bool = True, two_player: VI.TwoPlayerSolution | None = None,
                  solo: VI.SoloSolution | None = None, multi_opponent: str = "leader",
+                 num_players: int | None = None,
+                 three_player: TP.ThreePlayerSolution | None = None,
                  progress: bool = False, seed: int | None = None) -> None:
         self.rules = _rules_of(game, rules)
         if mode not in MODES:
@@ -99,7 +120,16 @@ class OptimalAgent:
         if multi_opponent not in MULTI_OPPONENTS:
             raise ValueError(f"multi_opponent must be one of {MULTI_OPPONENTS}, got "
                              f"{multi_opponent!r}")
-        for sol in (two_player, solo):
+        if num_players not in TABLES:
+            raise ValueError(f"num_players must be None (auto), 2 or 3, got {num_players!r}")
+        if num_players == 3 and mode == "solo":
+            raise ValueError("num_players=3 and mode='solo' contradict each other")
+        if num_players == 3 and self.rules.choose_scoring_dice:
+            raise ValueError("the three-player table covers the literal rules only "
+                             "(choose_scoring_dice=False)")
+        if three_player is not None and three_player.num_players != 3:
+            raise ValueError("three_player must be a three-player solution")
+        for sol in (two_player, solo, three_player):
             if sol is not None and sol.rules != self.rules:
                 raise ValueError(f"the solution is for {sol.rules.knobs()}, not "
                                  f"{self.rules.knobs()}")
@@ -111,6 +141,8 @@ class OptimalAgent:
         self._progress = progress
         self._two = two_player
         self._solo = solo
+        self._three = three_player
+        self.num_players = num_players
         self.model = VI.build_model(self.rules)
 
     # -- tables --------------------------------------------------------------------------------
@@ -131,11 +163,21 @@ class OptimalAgent:
                                                use_cache=self._use_cache)
         return self._solo
 
+    @property
+    def three_player(self) -> TP.ThreePlayerSolution:
+        """The three-player profile (loaded or solved on first use)."""
+        if self._three is None:
+            self._three = TP.load_or_solve_three_player(self.rules, cache_dir=self._cache_dir,
+                                                        use_cache=self._use_cache,
+                                                        progress=self._progress)
+        return self._three
+
     def seed(self, seed: int | None = None) -> None:
         """Nothing to seed: the optimal player is deterministic (for the Agent protocol)."""
 
     def __repr__(self) -> str:
-        return f"OptimalAgent(rules={self.rules.knobs()}, mode={self.mode!r})"
+        tables = "" if self.num_players is None else f", num_players={self.num_players}"
+        return f"OptimalAgent(rules={self.rules.knobs()}, mode={self.mode!r}{tables})"
 
     @property
     def first_player_win_probability(self) -> float:
@@ -165,6 +207,14 @@ class OptimalAgent:
             raise ValueError(f"this agent was built for solo games (mode='solo') but was given a "
                              f"{num_players}-player observation")
         return solo
+
+    def _uses_three(self, num_players: int) -> bool:
+        """Whether games of ``num_players`` are played from the three-player table."""
+        if self.num_players == 3 and num_players != 3:
+            raise ValueError(f"this agent was built for three-player games (num_players=3) but "
+                             f"was given a {num_players}-player game")
+        return (num_players == 3 and self.num_players != 2
+                and not self.rules.choose_scoring_dice)
 
     def _opponent(self, scores: np.ndarray, mover: np.ndarray) -> np.ndarray:
         """The score standing for the opponents (``scores`` in turn order of the observer)."""
@@ -240,14 +290,17 @@ class OptimalAgent:
 
     def action_values(self, observations: np.ndarray) -> np.ndarray:
         """``(N, n_actions)`` (or ``(n_actions,)`` for one observation): win probability of
-        the player to move after each action (two or more players), or expected turns still to
-        play (solo).  NaN for actions the rules forbid."""
+        the player to move after each action (two or more players; three players: under the
+        three-player profile, see :meth:`values3`), or expected turns still to play (solo).
+        NaN for actions the rules forbid."""
         obs = np.asarray(observations)
         one = obs.ndim == 1
         p, d, mover = self._decoded(obs[None] if one else obs)
         rows = np.arange(len(mover))
         my = d["scores"][rows, mover]
-        if self._solo_mode(p):
+        if self._uses_three(p):
+            vals = self.values3(_from_mover(d["scores"], mover), d["turn_before"], d["roll"])
+        elif self._solo_mode(p):
             vals = self.values(my, None, d["turn_before"], d["roll"])
         else:
             vals = self.values(my, self._opponent(d["scores"], mover), d["turn_before"],
@@ -276,9 +329,58 @@ class OptimalAgent:
                              f"{observations.shape}")
         if len(observations) == 0:
             return np.zeros(0, dtype=np.int64)
+        p = num_players_of(observations.shape[1])
+        if self._uses_three(p):
+            _, d, mover = self._decoded(observations)
+            return self._act3(_from_mover(d["scores"], mover), d["turn_before"], d["roll"],
+                              masks)
         vals = self.action_values(observations)
-        solo = num_players_of(observations.shape[1]) == 1
-        return self._choose(vals, masks, minimise=solo)
+        return self._choose(vals, masks, minimise=p == 1)
+
+    # -- three players -------------------------------------------------------------------------
+    def values3(self, scores, turn_before, roll) -> np.ndarray:
+        """``(N, n_actions)`` three players: the mover's exact win probability after each
+        action, everyone then playing the three-player profile.
+
+        ``scores`` ``(N, 3)`` in turn order from the mover, ``turn_before`` the turn total
+        before the current throw, ``roll`` its roll index.  NaN for a bank the rules forbid
+        (past the target every bank is worth a bust and the mask decides).  Where the profile
+        is not an equilibrium (see :mod:`agents.solvers.fivethousand_three`) the profile's own
+        action may be worth a little less than the best value shown.
+        """
+        scores = np.atleast_2d(np.asarray(scores, dtype=np.int64))
+        before = np.atleast_1d(np.asarray(turn_before, dtype=np.int64))
+        roll = np.atleast_1d(np.asarray(roll, dtype=np.int64))
+        t, left = _turn_total_and_left(roll, before)
+        sol = self.three_player
+        m = sol.model
+        states = m.state_index(scores)
+        slot = m.base.slot(t)
+        out = np.full((len(states), self.rules.n_actions), np.nan)
+        tables: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        for i, s in enumerate(states.tolist()):
+            if s not in tables:
+                tables[s] = sol.state_tables(scores[i])
+            roll_tab, bank_tab = tables[s]
+            out[i, R.ROLL] = roll_tab[slot[i], left[i], 0]
+            if slot[i] == m.n_slots or R.bank_allowed(self.rules, int(scores[i, 0]), int(t[i])):
+                out[i, R.BANK] = bank_tab[slot[i], 0]
+        return out
+
+    def _act3(self, scores, turn_before, roll, masks) -> np.ndarray:
+        """The three-player profile's actions (its table, not the argmax of :meth:`values3`)."""
+        masks = np.asarray(masks).astype(bool)
+        scores = np.atleast_2d(np.asarray(scores, dtype=np.int64))
+        if masks.shape != (len(scores), self.rules.n_actions):
+            raise ValueError(f"action masks have shape {masks.shape}, expected "
+                             f"{(len(scores), self.rules.n_actions)}")
+        if not masks.any(axis=1).all():
+            raise ValueError("some rows of the action mask have no legal action")
+        t, left = _turn_total_and_left(np.atleast_1d(np.asarray(roll, dtype=np.int64)),
+                                       np.atleast_1d(np.asarray(turn_before, dtype=np.int64)))
+        bank = self.three_player.bank_decision(scores, t, left)
+        can_bank, can_roll = masks[:, R.BANK], masks[:, R.ROLL]
+        return np.where(can_bank & (bank | ~can_roll), R.BANK, R.ROLL).astype(np.int64)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         """The optimal legal action for one observation (the same as :meth:`act_batch`)."""
@@ -313,6 +415,8 @@ class OptimalAgent:
         pts = int(R.ROLL_POINTS[roll])
         if pts == 0:
             return None
+        if self._uses_three(p):
+            return self._act_literal3(scores, mover, before, roll, mask)
         m = self.model
         solo = self._solo_mode(p)
         me = scores[mover]
@@ -346,6 +450,31 @@ class OptimalAgent:
             return R.ROLL
         return None
 
+    def _act_literal3(self, scores: list[int], mover: int, before: int, roll: int,
+                      mask: np.ndarray) -> int | None:
+        """:meth:`_act_literal` of three players: the profile's decision, looked up."""
+        sol = self.three_player
+        m = sol.model
+        target = self.rules.target
+        order = [scores[(mover + k) % 3] for k in range(3)]
+        if not all(s % 100 == 0 and 0 <= s < target and m.base.score_index[s // 100] >= 0
+                   for s in order):
+            return None
+        ia, ib, ic = (int(m.base.score_index[s // 100]) for s in order)
+        t = before + int(R.ROLL_POINTS[roll])
+        n = int(R.ROLL_SIZE[roll]) - int(R.ROLL_SCORING_DICE[roll])
+        left = n if n > 0 else R.N_DICE
+        slot = t // 50
+        k = m.n_scores
+        bank = True if slot >= m.n_slots else bool(sol.policy[(ia * k + ib) * k + ic, slot,
+                                                               left])
+        can_roll, can_bank = bool(mask[R.ROLL]), bool(mask[R.BANK])
+        if can_bank and (bank or not can_roll):
+            return R.BANK
+        if can_roll:
+            return R.ROLL
+        return None
+
     # -- decisions from game states ------------------------------------------------------------
     def state_action_values(self, state: G.FiveThousandState) -> np.ndarray:
         """``(N, n_actions)`` values for the games of a :class:`~dice_env.fivethousand.game.
@@ -355,6 +484,9 @@ class OptimalAgent:
         if np.any(state.finished()):
             raise ValueError("a finished game has no decision")
         my = state.scores[rows, state.current]
+        if self._uses_three(state.num_players):
+            return self.values3(_from_mover(state.scores, state.current), state.turn_total,
+                                state.roll)
         if self._solo_mode(state.num_players):
             return self.values(my, None, state.turn_total, state.roll)
         return self.values(my, self._opponent(state.scores, state.current), state.turn_total,
@@ -365,6 +497,11 @@ class OptimalAgent:
         """Optimal actions for the games of a ``FiveThousandState``."""
         if masks is None:
             masks = G.action_mask(self.rules, state)
+        if self._uses_three(state.num_players):
+            if np.any(state.finished()):
+                raise ValueError("a finished game has no decision")
+            return self._act3(_from_mover(state.scores, state.current), state.turn_total,
+                              state.roll, masks)
         return self._choose(self.state_action_values(state), masks,
                             minimise=state.num_players == 1)
 
@@ -379,9 +516,11 @@ class OptimalAgent:
         Returns:
             ``{action: value}`` for every legal action: with two players the probability that
             the player to move wins if they take it and both then play optimally; solo the
-            expected number of turns still to play, the current one included; with three or
-            more players the two-player value against the opponent standing for the table
-            (see ``multi_opponent``) -- a guide, not an exact value.
+            expected number of turns still to play, the current one included; with three
+            players (unless ``num_players=2``) the exact probability that the player to move
+            wins if they take it and everyone then plays the three-player profile; with four
+            or more the two-player value against the opponent standing for the table (see
+            ``multi_opponent``) -- a guide, not an exact value.
         """
         from dice_env.fivethousand.state import state_from_dict
 
@@ -393,6 +532,25 @@ class OptimalAgent:
         sign = 1.0 if p == 1 else -1.0
         order = legal[np.argsort(sign * vals[legal], kind="stable")]
         return {int(a): float(vals[a]) for a in order}
+
+
+def _from_mover(scores: np.ndarray, mover: np.ndarray) -> np.ndarray:
+    """``(N, P)`` scores in turn order from the mover (``scores`` in some turn order, ``mover``
+    the mover's place in it)."""
+    scores = np.asarray(scores)
+    p = scores.shape[1]
+    cols = (np.asarray(mover)[:, None] + np.arange(p)[None, :]) % p
+    return np.take_along_axis(scores, cols, axis=1)
+
+
+def _turn_total_and_left(roll: np.ndarray, before: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The turn total with the current throw and the dice a roll-on throws (literal rules)."""
+    if np.any(R.ROLL_POINTS[roll] == 0):
+        raise ValueError("a throw that scores nothing is a bust, not a decision")
+    t = before + R.ROLL_POINTS[roll].astype(np.int64)
+    left = R.dice_left_after(R.ROLL_SIZE[roll].astype(np.int64),
+                             R.ROLL_SCORING_DICE[roll].astype(np.int64))
+    return t, np.clip(left, 1, R.N_DICE)
 
 
 # ------------------------------------------------------------------------------------------

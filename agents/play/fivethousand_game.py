@@ -59,7 +59,7 @@ class FiveThousandGame:
             for a, v in values.items():
                 self.term.say(f"  {v:8.2f}  {'bank' if a == 1 else 'roll on'}")
         else:
-            guide = "" if len(self.names) == 2 else " (a two-player guide vs the leader)"
+            guide = "" if len(self.names) <= 3 else " (a two-player guide vs the leader)"
             self.term.say(f"Advisor (your win probability after each option{guide}):")
             for a, v in values.items():
                 self.term.say(f"  {100 * v:7.2f}%  {'bank' if a == 1 else 'roll on'}")
@@ -129,6 +129,9 @@ class FiveThousandGame:
         if self.advise and self.advisor is None:
             self.term.say("No optimal 5000 advisor is available in this installation: no "
                           "advice will be shown.")
+        elif self.advise and len(self.names) == 3:
+            self.term.say("The advisor plays three-player 5000 exactly; its table is solved "
+                          "the first time (a few minutes) and cached.")
         obs, info = self.env.reset(seed=self.seed)
         done = False
         try:
