@@ -70,7 +70,7 @@ def test_game_resolution():
 
 def test_registry_lists_every_player():
     assert agents.available("penta") == ["greedy", "heuristic", "learned-value", "optimal", "ppo",
-                                         "random"]
+                                         "random", "win-value"]
     assert {"heuristic", "ppo", "random", "threshold"} <= set(agents.available("fivethousand"))
     assert set(agents.available()) == {"scorecard", "fivethousand"}
 

@@ -28,6 +28,7 @@ from agents.scorecard.win_value import (
     last_turn_values,
     threshold_moments,
     threshold_utility,
+    two_turn_gains,
 )
 from agents.solvers.scorecard_dp import load_or_solve_scorecard
 from agents.training import win_value as WT
@@ -202,3 +203,39 @@ def test_model_round_trip_and_corrupt_file(tmp_path, tiny_model):
 
 def test_dp_of_the_small_game_is_solved(cache):
     assert load_or_solve_scorecard(TINY, cache_dir=cache).expected_score > 100
+
+
+def test_tables_record_the_lead_at_each_turn(cache):
+    field = OptimalAgent(TINY, cache_dir=cache)
+    tables = play_scorecard_tables([field, field, field], TINY, 4, seed=2, record_leads=True)
+    assert tables.leads.shape == (4, 3, TINY.n_boxes)
+    assert np.isfinite(tables.leads).all()
+    assert (tables.leads[:, 0, 0] == 0).all()  # seat 0 starts level
+    last = tables.leads[..., -1]  # before the last turn: never more than a last turn away
+    assert np.all(np.abs(tables.totals[..., 0] - np.delete(tables.totals, 0, axis=2).max(axis=2)
+                         - last) <= 200)
+
+
+def test_two_turn_gains_are_a_distribution_with_the_dp_mean_and_spread(moments):
+    sol = moments.solution
+    o, u, f = reachable_states(sol, TINY.n_boxes - 2)
+    pick = np.random.default_rng(0).choice(len(u), 25, replace=False)
+    o, u, f = o[pick], u[pick], f[pick]
+    pmf = two_turn_gains(moments, o, u, f)
+    g = np.arange(pmf.shape[1])
+    assert np.allclose(pmf.sum(axis=1), 1.0)
+    mean = pmf @ g
+    assert np.allclose(mean, moments.mean(o, u, f), atol=1e-8)
+    assert np.allclose(np.sqrt(pmf @ g ** 2 - mean ** 2), moments.std(o, u, f), atol=1e-6)
+
+
+def test_spread_after_the_next_turn(moments):
+    sol = moments.solution
+    for filled in (0, 4, TINY.n_boxes - 2, TINY.n_boxes - 1):
+        o, u, f = reachable_states(sol, filled)
+        after, now = moments.std_after_turn(o, u, f), moments.std(o, u, f)
+        assert np.all(after <= now + 1e-9)
+        if filled == TINY.n_boxes - 1:  # the last turn resolves everything
+            assert np.all(after == 0)
+        else:
+            assert np.all(after[now > 0] > 0)

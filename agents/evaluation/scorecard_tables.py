@@ -65,9 +65,12 @@ class TableMatches:
     Attributes:
         totals: ``(sets, P, P)`` final TOTAL of identity ``i`` (last axis) in rotation ``r``
             (middle axis: identity 0 at seat ``r``) of dice set ``g``.
+        leads: ``(sets, P, B)`` identity 0's TOTAL minus the best other TOTAL at the start of
+            each of its turns (turn ``k`` with ``k`` boxes filled), if recorded.
     """
 
     totals: np.ndarray
+    leads: np.ndarray | None = None
 
     @property
     def num_players(self) -> int:
@@ -132,14 +135,15 @@ def reference_tables(game_totals: np.ndarray, num_players: int) -> TableMatches:
 def play_scorecard_tables(players: Sequence[Any], game: str | Rules, sets: int, seed: int = 0,
                           views: Sequence[str] | None = None, canonical_holds: bool = True,
                           batch: int = 2_000, progress: bool = False,
-                          first_set: int = 0) -> TableMatches:
+                          first_set: int = 0, record_leads: bool = False) -> TableMatches:
     """Play ``sets`` dice sets of ``len(players)``-player matches (see the module docstring).
 
     ``players[i]`` is identity ``i`` (identity 0 is measured); ``views[i]`` what it reads:
     ``"card"`` (its own card: every expected-score player) or ``"match"`` (the match
     observation: a player that reads the others).  Dice sets ``first_set .. first_set + sets -
-    1`` are played, ``batch`` at a time.  A player returning an illegal action raises
-    ``ValueError`` naming it.
+    1`` are played, ``batch`` at a time.  ``record_leads`` keeps identity 0's lead at the start
+    of each of its turns (:attr:`TableMatches.leads`).  A player returning an illegal action
+    raises ``ValueError`` naming it.
     """
     p = check_num_players(len(players))
     views = list(views) if views is not None else ["card"] * p
@@ -159,12 +163,14 @@ def play_scorecard_tables(players: Sequence[Any], game: str | Rules, sets: int, 
     parts = [_play_batch(rules, players, views, np.arange(s, min(s + int(batch),
                                                                   int(first_set) + int(sets))),
                          seed, canonical_holds) for s in starts]
-    return TableMatches(np.concatenate(parts))
+    leads = np.concatenate([q[1] for q in parts]) if record_leads else None
+    return TableMatches(np.concatenate([q[0] for q in parts]), leads)
 
 
 def _play_batch(rules: Rules, players: Sequence[Any], views: list[str], set_ids: np.ndarray,
-                seed: int, canonical_holds: bool) -> np.ndarray:
-    """``(len(set_ids), P, P)`` TOTALs by (set, rotation, identity)."""
+                seed: int, canonical_holds: bool) -> tuple[np.ndarray, np.ndarray]:
+    """``(len(set_ids), P, P)`` TOTALs by (set, rotation, identity), and identity 0's leads
+    ``(len(set_ids), P, B)`` at the start of its turns."""
     p, n = len(players), len(set_ids)
     rot = np.tile(np.arange(p), n)                       # (M,) rotation of match m
     g = np.repeat(set_ids, p)                            # (M,) dice set of match m
@@ -172,12 +178,22 @@ def _play_batch(rules: Rules, players: Sequence[Any], views: list[str], set_ids:
     dice = DiceStream(seed, (g[:, None] * p + seat_identity).ravel())
     state = MatchState.empty(rules, n * p, p)
     start_matches(rules, state, np.ones(n * p, dtype=bool), dice)
+    leads = np.full((n * p, rules.n_boxes), np.nan)
+    first_throw = rules.rolls_per_turn - 1
     while True:
         live = np.flatnonzero(~state.finished())
         if not live.size:
             break
         seats = state.current[live]
         who = seat_identity[live, seats]
+        starts = live[(who == 0) & (state.cards.rolls_left[state.mover_rows(live)]
+                                    == first_throw)]
+        if starts.size:
+            totals = state.totals(rules)[starts]
+            own = np.take_along_axis(totals, state.current[starts, None], axis=1)[:, 0]
+            others = np.where(np.arange(p)[None, :] == state.current[starts, None], -np.inf,
+                              totals).max(axis=1)
+            leads[starts, state.filled()[starts, state.current[starts]]] = own - others
         legal, points, _ = mover_options(rules, state, live)
         masks = match_action_mask(rules, state, canonical_holds, live, box_legal=legal)
         actions = np.zeros(state.n, dtype=np.int64)
@@ -200,4 +216,4 @@ def _play_batch(rules: Rules, players: Sequence[Any], views: list[str], set_ids:
     by_seat = state.totals(rules)                        # (M, P)
     by_identity = np.empty_like(by_seat)
     np.put_along_axis(by_identity, seat_identity, by_seat, axis=1)
-    return by_identity.reshape(n, p, p)
+    return by_identity.reshape(n, p, p), leads.reshape(n, p, rules.n_boxes)

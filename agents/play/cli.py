@@ -19,14 +19,24 @@ FIVE_THOUSAND_NAMES = ("5000", "fivethousand", "five-thousand")
 GAME_ALIASES = {"poker": "dice-poker", "dicepoker": "dice-poker", "dice_poker": "dice-poker"}
 
 
+class _Formatter(argparse.HelpFormatter):
+    """Wraps the help without breaking a player's name (``win-value``) at its hyphen."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        import textwrap
+
+        return textwrap.fill(" ".join(text.split()), width, initial_indent=indent,
+                             subsequent_indent=indent, break_on_hyphens=False)
+
+
 def _parser() -> argparse.ArgumentParser:
     players = available()
     p = argparse.ArgumentParser(
-        prog="dice-play",
+        prog="dice-play", formatter_class=_Formatter,
         description="Play Penta, Dice Poker or 5000 in the terminal, alone or against bots.",
         epilog=f"Scorecard bots: {', '.join(players[SCORECARD])}. 5000 bots: "
-               f"{', '.join(players[FIVE_THOUSAND])} (ppo and learned-value play the committed "
-               "models). Type ? in the game for the commands. The full rules: docs/rules.md in "
+               f"{', '.join(players[FIVE_THOUSAND])} (ppo, learned-value and win-value play the "
+               "committed models; win-value reads every card and plays to win). Type ? in the game for the commands. The full rules: docs/rules.md in "
                "the dice-env repository.")
     p.add_argument("game", help="penta, dice-poker (or another scorecard preset: "
                    f"{', '.join(sorted(PRESETS))}) or 5000")
@@ -35,7 +45,7 @@ def _parser() -> argparse.ArgumentParser:
                         "(default: play alone)")
     p.add_argument("--advise", action="store_true",
                    help="show the optimal player's value of each option and the cost of "
-                        "your choices")
+                        "your choices (against bots, each option's chance of winning too)")
     p.add_argument("--auto-seconds", type=float, default=3.0, metavar="S",
                    help="after the last roll, score the computer's choice if you have not "
                         "started typing within S seconds (0 disables; default 3; scorecard "

@@ -52,11 +52,14 @@ class ScorecardGame:
             self.seats.append(Seat(name, bot))
         self.table = ScorecardTable(rules, len(self.seats), np.random.default_rng(dice_seq))
         self.advisor = None
+        self.win_advisor = None
         self.log = AdviceLog()
         if advise:
             from agents.scorecard.optimal import OptimalAgent
 
             self.advisor = OptimalAgent(rules)
+            if opponents:
+                self.win_advisor = _win_advisor(rules, len(self.seats))
 
     def _bot_turn(self, seat: Seat) -> None:
         t = self.table
@@ -64,7 +67,9 @@ class ScorecardGame:
         dice = t.dice()
         parts = [f"{seat.name} rolls {dice_text(dice)}"]
         while True:
-            action = int(seat.bot.act(t.observation(), t.mask.astype(np.int8)))
+            obs = t.match_observation() if getattr(seat.bot, "reads_match", False) \
+                else t.observation()
+            action = int(seat.bot.act(obs, t.mask.astype(np.int8)))
             if not (0 <= action < len(t.mask) and t.mask[action]):
                 raise RuntimeError(f"{seat.name} chose the illegal action {action}")
             if action >= N_HOLDS:
@@ -96,14 +101,25 @@ class ScorecardGame:
             return None
         st = self.table.card(0)
         values = self.advisor.advise(st, canonical_holds=True)
-        self.term.say("Advisor (expected final score of each option, best first):")
+        win = None
+        if self.win_advisor is not None:
+            win = self.win_advisor.action_values(self.table.match_observation(0))
+            self.term.say("Advisor (expected final score and chance of winning of each "
+                          "option, best score first):")
+        else:
+            self.term.say("Advisor (expected final score of each option, best first):")
         shown = list(values)[:TOP_ADVICE]
         best_box = next((a for a in values if a >= N_HOLDS), None)
         if best_box is not None and best_box not in shown:
             shown.append(best_box)  # always show the best box to score in
+        if win is not None:
+            best_win = max(values, key=lambda a: win[a])
+            if best_win not in shown:
+                shown.append(best_win)  # and the option most likely to win
         for a in shown:
             text = action_text(self.rules, st["dice"], a, self.table.box_points)
-            self.term.say(f"  {values[a]:8.2f}  {text}")
+            chance = "" if win is None else f"  P(win) {100 * min(max(win[a], 0), 1):5.1f} %"
+            self.term.say(f"  {values[a]:8.2f}{chance}  {text}")
         if len(values) > len(shown):
             self.term.say(f"  ... and {len(values) - len(shown)} more options")
         return values
@@ -220,3 +236,13 @@ class ScorecardGame:
                           f"over {len(self.log.losses)} decisions (optimal play expects "
                           f"{self.advisor.expected_score:.2f} from the start).")
         return 0
+
+
+def _win_advisor(rules: Rules, num_players: int):
+    """The win-value player for the advisor's P(win) column, or None where it has no model."""
+    from agents.scorecard.win_value import WinValueAgent
+
+    try:
+        return WinValueAgent(rules, num_players=num_players)
+    except (FileNotFoundError, ValueError):
+        return None

@@ -79,6 +79,15 @@ class ScorecardTable:
         seat = np.array([self.current])
         return card_observation(self.rules, self.state, seat, None, self.box_points[None])[0]
 
+    def match_observation(self, seat: int | None = None) -> np.ndarray:
+        """The match observation of ``seat`` (default: the mover), what bots that read every
+        card (``reads_match``, e.g. the win-value player) are given."""
+        from dice_env.scorecard.match_observation import encode_match_observation
+
+        seat = self.current if seat is None else int(seat)
+        return encode_match_observation(self.rules, self.state, np.array([seat]), None,
+                                        self.box_points[None])[0]
+
     def canonical(self, action: int) -> int:
         """The canonical hold keeping the same dice as ``action`` (a box action as is)."""
         if action >= N_HOLDS:

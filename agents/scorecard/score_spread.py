@@ -7,10 +7,12 @@ still to come under that same policy, for every reachable turn-start state, by o
 pass over the layers of the card (the last box first): each state's turn is played by the
 optimal decisions (:func:`agents.scorecard.turn_policy.follow_policy`) and the leaf of scoring
 ``g`` points into successor card ``c'`` carries ``E[(g + R')^2] = g^2 + 2 g E[R'] + E[R'^2]``.
+The same pass keeps the variance expected to remain after the next turn (what a player who
+watches this card will still not know then).
 About 500k states: a few minutes once, then cached beside the DP tables.
 
-:class:`ScoreMoments` answers ``mean`` and ``std`` of the points still to come for batches of
-cards (0 for full cards).
+:class:`ScoreMoments` answers ``mean``, ``std`` and ``std_after_turn`` of the points still to
+come for batches of cards (0 for full cards).
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from dice_env.scorecard.rules import FIVE_OPEN, Rules
 __all__ = ["FORMAT_VERSION", "ScoreMoments", "load_or_compute_spread", "reachable_states"]
 
 #: Version of the spread table's format and meaning; part of the cache key.
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 
 
 @dataclass
@@ -40,11 +42,15 @@ class ScoreMoments:
     Attributes:
         solution: the DP solution (the means, ``solution.values``).
         second: same shape as ``solution.values``: ``E[R^2]`` (NaN where unreachable).
-        seconds: how long the second moments took (or the stored time, from the cache).
+        after: same shape: the variance of the points still to come expected *after the
+            next turn* (``E[Var(R' | card after the turn)]``): the rest of the variance is
+            what the next turn resolves.
+        seconds: how long the tables took (or the stored time, from the cache).
     """
 
     solution: ScorecardSolution
     second: np.ndarray
+    after: np.ndarray
     seconds: float = 0.0
 
     @property
@@ -71,6 +77,13 @@ class ScoreMoments:
         var = np.where(done, 0.0, self.second[fs, rest, u] - m * m)
         return np.sqrt(np.maximum(var, 0.0))
 
+    def std_after_turn(self, open_: np.ndarray, upper: np.ndarray, five: np.ndarray
+                       ) -> np.ndarray:
+        """``(N,)`` the spread of the points still to come expected after the next turn
+        (root of its expected variance; 0 for full cards and cards with one box open)."""
+        fs, rest, u, done = self._index(open_, upper, five)
+        return np.sqrt(np.maximum(np.where(done, 0.0, self.after[fs, rest, u]), 0.0))
+
 
 def reachable_states(solution: ScorecardSolution, filled: int
                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -96,11 +109,12 @@ def reachable_states(solution: ScorecardSolution, filled: int
 
 
 def _compute(solution: ScorecardSolution, chunk: int = 2000, progress: bool = False
-             ) -> np.ndarray:
+             ) -> tuple[np.ndarray, np.ndarray]:
     m = solution.model
     rules = solution.rules
     second = np.full(solution.values.shape, np.nan)
-    moments = ScoreMoments(solution, second)
+    after = np.full(solution.values.shape, np.nan)
+    moments = ScoreMoments(solution, second, after)
     layers = range(m.n_boxes - 1, -1, -1)
     bar = None
     if progress:
@@ -121,17 +135,24 @@ def _compute(solution: ScorecardSolution, chunk: int = 2000, progress: bool = Fa
                 m2 = np.where(done, 0.0, second[fs, rest, uu])
                 return gain * gain + 2.0 * gain * mean + m2
 
+            def spread_after(rows, o2, u2, f2, gain):
+                mean = moments.mean(o2, u2, f2)
+                fs, rest, uu, done = moments._index(o2, u2, f2)
+                return np.where(done, 0.0, second[fs, rest, uu] - mean * mean)
+
             leaves = turn_leaves(rules, o, u, f, first)
-            q = turn_leaves(rules, o, u, f, second_leaf)[..., None]
+            q = np.stack([turn_leaves(rules, o, u, f, second_leaf),
+                          turn_leaves(rules, o, u, f, spread_after)], axis=-1)
             q[~np.isfinite(q)] = 0.0
             _, e = follow_policy(leaves, q, rules.rolls_per_turn)
             fs, rest, uu, _ = moments._index(o, u, f)
             second[fs, rest, uu] = e[:, 0]
+            after[fs, rest, uu] = e[:, 1]
         if bar is not None:
             bar.update(1)
     if bar is not None:
         bar.close()
-    return second
+    return second, after
 
 
 def load_or_compute_spread(game: str | Rules, *, cache_dir: str | os.PathLike | None = None,
@@ -147,10 +168,12 @@ def load_or_compute_spread(game: str | Rules, *, cache_dir: str | os.PathLike | 
         loaded = C.load_table(path, key)
         if loaded is not None:
             arrays, meta = loaded
-            return ScoreMoments(solution, arrays["second"], float(meta.get("seconds", 0.0)))
+            return ScoreMoments(solution, arrays["second"], arrays["after"],
+                                float(meta.get("seconds", 0.0)))
     start = time.perf_counter()
-    second = _compute(solution, progress=progress)
+    second, after = _compute(solution, progress=progress)
     seconds = time.perf_counter() - start
     if path is not None:
-        C.save_table(path, key, {"second": second}, {"seconds": round(seconds, 1)})
-    return ScoreMoments(solution, second, seconds)
+        C.save_table(path, key, {"second": second, "after": after},
+                     {"seconds": round(seconds, 1)})
+    return ScoreMoments(solution, second, after, seconds)

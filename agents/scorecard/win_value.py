@@ -24,7 +24,12 @@ where ``u(x) = P(T < x) + 1/2 P(T = x)``.
   filled boxes (:class:`WinValueModel`) values a turn start ``(my card, D = my total - M, S)`` as
   ``P(X > T)`` with ``T ~ N(M, S)``, starting from the normal approximation
   ``Phi((D + mean_rest) / sqrt(S^2 + sd_rest^2))`` and learning the correction (what the card
-  can still do: a bonus to chase, a gamble worth taking when behind).  Each decision is the
+  can still do: a bonus to chase, a gamble worth taking when behind).  The value is
+  *closed-loop*: the opponents' turns before our next one move ``M`` by a normal shift and
+  shrink ``S`` to what their cards will still hold open (both exact in variance, from
+  :meth:`~agents.scorecard.score_spread.ScoreMoments.std_after_turn`), so a turn's leaves
+  average the next layer over that shift (:func:`next_turn_value`) -- a player that will see
+  the others' dice before deciding again need not gamble as if it never would.  Each decision is the
   exact expectimax of its turn with the network at the leaves (:mod:`.turn_policy`), and the
   threshold is recomputed every turn from the cards as they stand.
 
@@ -75,9 +80,11 @@ __all__ = [
 REPO_ROOT = Path(__file__).resolve().parents[2]
 N_HOLDS = D.N_HOLDS
 #: Bump when :meth:`WinValueModel.features` changes (saved models record it).
-FEATURE_VERSION = 1
+FEATURE_VERSION = 2
 #: totals are tabulated on ``0 .. GRID - 1`` for the exact last-turn threshold
 GRID = 2048
+#: ties in P(win) go to the higher expected total: each point is worth this much P(win)
+TIE_BREAK = 1e-6
 _PRIOR_CLIP = 1e-6
 
 
@@ -167,6 +174,62 @@ def last_turn_gains(moments: ScoreMoments, open_: np.ndarray, upper: np.ndarray,
     return pmf[pos]
 
 
+def _card_keys(moments: ScoreMoments, open_, upper, five) -> np.ndarray:
+    fs, rest, u, _ = moments._index(open_, upper, five)
+    m = moments.solution.model
+    return (np.asarray(fs) * m.n_rest + rest) * (m.threshold + 1) + u
+
+
+def two_turn_gains(moments: ScoreMoments, open_: np.ndarray, upper: np.ndarray,
+                   five: np.ndarray, chunk: int = 32) -> np.ndarray:
+    """``(N, G)`` the exact distribution of the points gained by the score-optimal last two
+    turns of cards with two boxes open: the first turn played by the DP's decisions, each of
+    its outcomes followed by :func:`last_turn_gains` of the card it leaves.  Kept per card on
+    ``moments`` (a match meets each card many times)."""
+    memo = getattr(moments, "_two_turns", None)
+    if memo is None:
+        memo = moments._two_turns = {}
+    keys = _card_keys(moments, open_, upper, five)
+    first_of = {k: i for i, k in reversed(list(enumerate(keys.tolist())))}
+    todo = np.array([first_of[k] for k in dict.fromkeys(keys.tolist()) if k not in memo],
+                    dtype=np.int64)
+    rules = moments.rules
+    for i in range(0, len(todo), chunk):
+        rows = todo[i:i + chunk]
+        o, u, f = open_[rows], upper[rows], five[rows]
+        boxes = np.sort(np.argsort(~o, axis=1, kind="stable")[:, :2], axis=1)  # the 2 open
+        succ: dict = {}
+
+        def value(r, o2, u2, f2, gain):
+            return gain + moments.mean(o2, u2, f2)
+
+        def code(r, o2, u2, f2, gain, succ=succ):
+            pmf = last_turn_gains(moments, o2, u2, f2)
+            out = np.empty(len(r))
+            for j, (row, g) in enumerate(zip(pmf, gain.tolist())):
+                out[j] = len(succ)
+                succ[len(succ)] = np.concatenate([np.zeros(g), row])
+            return out
+
+        cols = np.repeat(boxes[:, None, :], D.N_ROLLS, 1)
+        leaves = np.take_along_axis(turn_leaves(rules, o, u, f, value), cols, axis=2)
+        codes = np.take_along_axis(turn_leaves(rules, o, u, f, code), cols, axis=2)
+        width = max(len(v) for v in succ.values())
+        table = np.zeros((len(succ), width))
+        for j, v in succ.items():
+            table[j, :len(v)] = v
+        q = table[np.where(np.isfinite(codes), codes, 0).astype(np.int64)]
+        q[~np.isfinite(leaves)] = 0.0
+        pmf = follow_policy(leaves, q, rules.rolls_per_turn)[1]
+        for r, row in zip(rows, pmf):
+            memo[int(keys[r])] = row
+    width = max(len(memo[int(k)]) for k in keys)
+    out = np.zeros((len(keys), width))
+    for j, k in enumerate(keys.tolist()):
+        out[j, :len(memo[k])] = memo[k]
+    return out
+
+
 # -- the network -------------------------------------------------------------------------------
 
 
@@ -193,6 +256,42 @@ def last_turn_values(rules: Rules, open_: np.ndarray, upper: np.ndarray, five: n
 
         def leaf(r, o, u, f, gain, d=d, s=s):
             return threshold_utility(d[r] + gain, 0.0, s[r])
+
+        out.append(solve_turn(turn_leaves(rules, open_[sl], upper[sl], five[sl], leaf),
+                              rules.rolls_per_turn).start_value)
+    return np.concatenate(out) if out else np.zeros(0)
+
+
+#: three-point Gauss-Hermite rule of a standard normal: nodes and weights
+_GH_NODES = np.array([-np.sqrt(3.0), 0.0, np.sqrt(3.0)])
+_GH_WEIGHTS = np.array([1 / 6, 2 / 3, 1 / 6])
+
+
+def next_turn_value(model: WinValueModel, moments: ScoreMoments, open_: np.ndarray,
+                    upper: np.ndarray, five: np.ndarray, delta: np.ndarray,
+                    spread_after: np.ndarray, shift_sd: np.ndarray) -> np.ndarray:
+    """``(M,)`` P(win) at our next turn start, seen from the end of this turn: the opponents'
+    turns in between move the threshold's mean by ``N(0, shift_sd^2)`` and leave it the spread
+    ``spread_after`` (the expectation over the shift by a three-point Gauss-Hermite rule)."""
+    out = np.zeros(len(delta))
+    for x, w in zip(_GH_NODES, _GH_WEIGHTS):
+        out += w * model.value(moments, open_, upper, five, delta - x * shift_sd, spread_after)
+    return out
+
+
+def last_turn_values_grid(rules: Rules, open_: np.ndarray, upper: np.ndarray,
+                          five: np.ndarray, total: np.ndarray, u: np.ndarray,
+                          u_rows: np.ndarray, chunk: int = 2_000) -> np.ndarray:
+    """``(N,)`` the exact P(win) of cards with one box open at TOTAL ``total``, against the
+    tabulated utility ``u[u_rows[i]]`` ``(GRID,)`` of the final total (the last turn's
+    expectimax; see :meth:`WinValueAgent.exact_threshold`)."""
+    out = []
+    for i in range(0, len(total), chunk):
+        sl = slice(i, i + chunk)
+        t, ur = total[sl], u_rows[sl]
+
+        def leaf(r, o, uu, f, gain, t=t, ur=ur):
+            return u[ur[r], np.minimum(t[r] + gain, GRID - 1)] + TIE_BREAK * gain
 
         out.append(solve_turn(turn_leaves(rules, open_[sl], upper[sl], five[sl], leaf),
                               rules.rolls_per_turn).start_value)
@@ -402,6 +501,8 @@ class WinValueAgent:
     """
 
     name = "win-value"
+    #: front-ends give this player the match observation (every card), not its card's alone
+    reads_match = True
 
     def __init__(self, game: str | Rules = "penta", num_players: int | None = None,
                  model_path: str | Path | None = None, seed: int | None = None,
@@ -443,17 +544,23 @@ class WinValueAgent:
 
     # -- one turn ------------------------------------------------------------------------------
 
-    def opponent_moments(self, view: MatchView) -> tuple[np.ndarray, np.ndarray]:
-        """``(N, P-1)`` each opponent's expected final total and its spread."""
+    def opponent_moments(self, view: MatchView, with_after: bool = False
+                         ) -> tuple[np.ndarray, ...]:
+        """``(N, P-1)`` each opponent's expected final total and its spread (and, with
+        ``with_after``, the spread expected after its next turn)."""
         n, k, b = view.opp_open.shape
         flat = (view.opp_open.reshape(-1, b), view.opp_upper.ravel(), view.opp_five.ravel())
         mean = self.moments.mean(*flat).reshape(n, k) + view.opp_total
-        return mean, self.moments.std(*flat).reshape(n, k)
+        std = self.moments.std(*flat).reshape(n, k)
+        if not with_after:
+            return mean, std
+        return mean, std, self.moments.std_after_turn(*flat).reshape(n, k)
 
     def exact_threshold(self, view: MatchView) -> np.ndarray:
         """``(N, GRID)`` ``u(x)`` for totals ``x = 0 .. GRID - 1``, from the opponents' exact
-        final-total distributions (finished cards, cards with one turn left; a normal of the
-        exact moments for any card with more, which no match reaches at our last turn)."""
+        final-total distributions (finished cards, cards with one or two turns left; a normal
+        of the exact moments for any card with more, which no match reaches at our last two
+        turns)."""
         n, k, b = view.opp_open.shape
         grid = np.arange(GRID)
         below = np.ones((n, GRID))
@@ -471,7 +578,14 @@ class WinValueAgent:
                 cols = view.opp_total[one, j][:, None] + np.arange(gains.shape[1])
                 np.add.at(pmf, (np.repeat(one, gains.shape[1]),
                                 np.minimum(cols, GRID - 1).ravel()), gains.ravel())
-            more = np.flatnonzero(left[:, j] > 1)
+            two = np.flatnonzero(left[:, j] == 2)
+            if two.size:
+                gains = two_turn_gains(self.moments, view.opp_open[two, j],
+                                       view.opp_upper[two, j], view.opp_five[two, j])
+                cols = view.opp_total[two, j][:, None] + np.arange(gains.shape[1])
+                np.add.at(pmf, (np.repeat(two, gains.shape[1]),
+                                np.minimum(cols, GRID - 1).ravel()), gains.ravel())
+            more = np.flatnonzero(left[:, j] > 2)
             if more.size:
                 cdf = ndtr((grid[None, :] + 0.5 - mean[more, j, None])
                            / np.maximum(std[more, j, None], 1e-9))
@@ -485,29 +599,40 @@ class WinValueAgent:
         """The exact expectimax of the player's turn in each match of ``view``."""
         rules = self.rules
         filled = rules.n_boxes - view.open_.sum(axis=1)
-        last = filled == rules.n_boxes - 1
+        late = filled >= rules.n_boxes - 2
         parts, order = [], []
-        if last.any():
-            rows = np.flatnonzero(last)
+        if late.any():
+            rows = np.flatnonzero(late)
             sub = _subview(view, rows)
             u = self.exact_threshold(sub)
             total = sub.total
 
-            def leaf_last(r, o, up, f, gain):
-                return u[r, np.minimum(total[r] + gain, GRID - 1)]
+            def leaf_late(r, o, up, f, gain):
+                out = TIE_BREAK * (gain + self.moments.mean(o, up, f))
+                done = ~o.any(axis=1)
+                out[done] += u[r[done], np.minimum(total[r[done]] + gain[done], GRID - 1)]
+                if (~done).any():
+                    out[~done] += last_turn_values_grid(rules, o[~done], up[~done], f[~done],
+                                                        total[r[~done]] + gain[~done],
+                                                        u, r[~done])
+                return out
 
             parts.append(solve_turn(turn_leaves(rules, sub.open_, sub.upper, sub.five,
-                                                leaf_last), rules.rolls_per_turn))
+                                                leaf_late), rules.rolls_per_turn))
             order.append(rows)
-        if (~last).any():
-            rows = np.flatnonzero(~last)
+        if (~late).any():
+            rows = np.flatnonzero(~late)
             sub = _subview(view, rows)
-            mean, std = self.opponent_moments(sub)
+            mean, std, after = self.opponent_moments(sub, with_after=True)
             m, s = threshold_moments(mean, std)
+            s_after = threshold_moments(mean, after)[1]
+            shift = np.sqrt(np.maximum(s ** 2 - s_after ** 2, 0.0))
             delta = sub.total - m
 
             def leaf(r, o, up, f, gain):
-                return self.model.value(self.moments, o, up, f, delta[r] + gain, s[r])
+                return (next_turn_value(self.model, self.moments, o, up, f, delta[r] + gain,
+                                        s_after[r], shift[r])
+                        + TIE_BREAK * (gain + self.moments.mean(o, up, f)))
 
             parts.append(solve_turn(turn_leaves(rules, sub.open_, sub.upper, sub.five, leaf),
                                     rules.rolls_per_turn))

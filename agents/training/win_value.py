@@ -15,7 +15,9 @@ comes first:
    approximation's ``z`` on ``N(0, 1.5^2)``.  (Our last turn is solved against the exact
    threshold, so no layer is read against a finished opponent.)
 2. **Solve** each sampled turn exactly (:func:`~agents.scorecard.turn_policy.solve_turn`), the
-   leaves valued by layer ``k + 1`` (the exact threshold utility for a full card).
+   leaves valued by layer ``k + 1`` after the opponents' turns in between: the threshold's
+   mean shifted by a normal of the variance their next turn resolves, its spread the one left
+   after it (:func:`~agents.scorecard.win_value.next_turn_value`).
 3. **Fit** layer ``k`` to the values (warm-started from layer ``k + 1``; 10 % held out for the
    curve's validation error).
 
@@ -38,7 +40,7 @@ import torch
 from agents.scorecard.learned_value import rules_of
 from agents.scorecard.score_spread import ScoreMoments, load_or_compute_spread, reachable_states
 from agents.scorecard.turn_policy import solve_turn, turn_leaves
-from agents.scorecard.win_value import WinValueModel
+from agents.scorecard.win_value import WinValueModel, next_turn_value
 from agents.training.learned_value.files import write_model_and_curve
 from dice_env.io import atomic_write_bytes
 from dice_env.scorecard.rules import Rules
@@ -93,38 +95,42 @@ class TrainResult:
 
 def sample_layer(moments: ScoreMoments, layer: int, n: int, rng: np.random.Generator,
                  z_scale: float = 1.5) -> tuple[np.ndarray, ...]:
-    """``n`` turn starts of layer ``layer``: ``(open_, upper, five, delta, spread)`` (see the
-    module docstring)."""
+    """``n`` turn starts of layer ``layer``: ``(open_, upper, five, delta, spread,
+    spread_after)`` (see the module docstring; ``spread_after``: the threshold's spread once
+    the opponents have played their next turn)."""
     sol = moments.solution
     open_, upper, five = reachable_states(sol, layer)
     pick = rng.integers(0, len(upper), n)
     open_, upper, five = open_[pick], upper[pick], five[pick]
-    spread = np.zeros(n)
+    spread, after = np.zeros(n), np.zeros(n)
     opp_layer = np.maximum(layer - rng.integers(0, 2, n), 0)
     for k in np.unique(opp_layer):
         rows = np.flatnonzero(opp_layer == k)
         oo, ou, of = reachable_states(sol, int(k))
         j = rng.integers(0, len(ou), len(rows))
         spread[rows] = moments.std(oo[j], ou[j], of[j])
-    spread *= rng.uniform(0.4, 1.1, n)
+        after[rows] = moments.std_after_turn(oo[j], ou[j], of[j])
+    scale = rng.uniform(0.4, 1.1, n)
+    spread, after = spread * scale, after * scale
     mean, std = moments.mean(open_, upper, five), moments.std(open_, upper, five)
     delta = rng.normal(0.0, z_scale, n) * np.sqrt(spread ** 2 + std ** 2 + 1.0) - mean
     delta = np.where(spread > 0, delta, np.rint(delta))
-    return open_, upper, five, delta, spread
+    return open_, upper, five, delta, spread, after
 
 
 def layer_targets(model: WinValueModel, moments: ScoreMoments, states: tuple,
                   chunk: int = 2_000) -> np.ndarray:
     """The exact turn values of sampled states with layer ``k + 1`` of ``model`` at the leaves."""
-    open_, upper, five, delta, spread = states
+    open_, upper, five, delta, spread, after = states
     rules = model.rules
     out = []
     for i in range(0, len(upper), chunk):
         sl = slice(i, i + chunk)
-        d, s = delta[sl], spread[sl]
+        d, s_after = delta[sl], after[sl]
+        shift = np.sqrt(np.maximum(spread[sl] ** 2 - s_after ** 2, 0.0))
 
-        def leaf(r, o, u, f, gain, d=d, s=s):
-            return model.value(moments, o, u, f, d[r] + gain, s[r])
+        def leaf(r, o, u, f, gain, d=d, s_after=s_after, shift=shift):
+            return next_turn_value(model, moments, o, u, f, d[r] + gain, s_after[r], shift[r])
 
         out.append(solve_turn(turn_leaves(rules, open_[sl], upper[sl], five[sl], leaf),
                               rules.rolls_per_turn).start_value)
@@ -134,7 +140,7 @@ def layer_targets(model: WinValueModel, moments: ScoreMoments, states: tuple,
 def _fit(model: WinValueModel, layer: int, moments: ScoreMoments, states: tuple,
          y: np.ndarray, cfg: TrainConfig, gen: torch.Generator) -> dict:
     net = model.layers[layer]
-    x, logit = model.features(moments, *states)
+    x, logit = model.features(moments, *states[:5])
     y_t = torch.from_numpy(y).float()
     n = len(y)
     perm = torch.randperm(n, generator=gen)

@@ -1,0 +1,345 @@
+#!/usr/bin/env python
+"""Playing to win: the win-value players against score-optimal tables, and 5000 for three.
+
+1. **Seeds** (``--seeds``, default 0 1 2): each game's win-value runs
+   ``runs/win-value-<GAME>-seed<S>/model.pt`` (trained by ``scripts/train_win_value.py`` when
+   missing, unless ``--no-train``) are measured by their paired gain over the score-optimal
+   player in two-player matches (``--seed-sets`` dice sets); the **median** seed (never the
+   best) is committed to ``results/models/win-value-<GAME>.pt`` with its learning curve.
+2. **Tables**: the committed player against score-optimal opponents at tables of
+   ``--players`` (default 2 and 4), in every seat on common dice
+   (:func:`agents.evaluation.scorecard_tables.play_scorecard_tables`): its win share with a
+   95 % CI over dice sets, the paired difference to a score-optimal player in its place on the
+   same dice (share and TOTAL), win / tie / loss, and what each seat is worth.
+3. **5000 for three**: the exact three-player solution's values, its distance from an
+   equilibrium and its win share against two heuristic bots
+   (:func:`agents.evaluation.fivethousand_three.three_player_report`).
+
+Writes ``win.md``, ``win.json``, ``win_leads.png`` (win share against the lead at the start of
+a turn, win-value and score-optimal) and ``win_curves.png`` (learning curves).  The documented
+full run, ``python scripts/win_report.py``, writes ``results/``; any other run writes
+``runs/win-report/`` unless ``--out`` says where.  ``--quick`` is a small smoke run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "scripts"))
+
+from _cli_args import at_least, output_folder  # noqa: E402
+
+GAMES = ["penta", "dice-poker"]
+#: dice sets per table size in the full run: enough for a paired CI half-width of about 0.004
+#: with two players
+SETS = {2: 25_000, 3: 8_000, 4: 8_000, 5: 5_000, 6: 5_000}
+QUICK_SETS = 60
+TURNS_PLOTTED = (6, 9, 11, 12)  # filled boxes at the start of the turn (turn k + 1)
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # type: ignore[override]
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="win_report.py", description=__doc__.splitlines()[0])
+    p.add_argument("--games", nargs="+", choices=GAMES, default=GAMES, help="scorecard games")
+    p.add_argument("--players", nargs="+", type=int, default=[2, 4],
+                   help="table sizes, 2 to 6 (default 2 4)")
+    p.add_argument("--sets", type=at_least(1), default=None,
+                   help="dice sets per table (default: 25000 for 2 players, 8000 for 3-4, "
+                        "5000 for 5-6)")
+    p.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2],
+                   help="training seeds (default 0 1 2)")
+    p.add_argument("--seed-sets", type=at_least(2), default=6_000,
+                   help="two-player dice sets measuring each seed (default 6000)")
+    p.add_argument("--no-train", action="store_true", help="measure only the runs that exist")
+    p.add_argument("--no-export", action="store_true",
+                   help="do not commit the median seed's model to results/models/")
+    p.add_argument("--fivethousand-matches", type=at_least(0), default=20_000,
+                   help="3-player 5000 matches against two heuristic bots (0: skip 5000)")
+    p.add_argument("--seed", type=int, default=0, help="dice seed of the evaluation")
+    p.add_argument("--quick", action="store_true",
+                   help=f"a smoke run: {QUICK_SETS} dice sets, the committed models, no seeds")
+    p.add_argument("--no-progress", action="store_true", help="no progress bars")
+    p.add_argument("--out", type=Path, default=None,
+                   help="output folder (default results/ for the documented full run, else "
+                        "runs/win-report/)")
+    return p
+
+
+def run_dir(game: str, seed: int) -> Path:
+    return ROOT / "runs" / f"win-value-{game}-seed{seed}"
+
+
+def _ci(pair: tuple[float, float]) -> list[float]:
+    return [round(pair[0], 5), round(pair[1], 5)]
+
+
+def measure_tables(game: str, players: int, sets: int, seed: int, progress: bool,
+                   model: Path | None = None) -> tuple[dict, object, object]:
+    """One table size: the win-value player (identity 0) against score-optimal opponents, and
+    a score-optimal player in its place on the same dice."""
+    import agents
+    from agents.evaluation.scorecard_tables import play_scorecard_tables
+    from agents.scorecard.win_value import WinValueAgent
+
+    optimal = agents.make("optimal", game)
+    win = WinValueAgent(game, model_path=model)
+    start = time.perf_counter()
+    tables = play_scorecard_tables([win] + [optimal] * (players - 1), game, sets, seed=seed,
+                                   views=["match"] + ["card"] * (players - 1),
+                                   progress=progress, record_leads=True)
+    seconds = time.perf_counter() - start
+    reference = play_scorecard_tables([optimal] * players, game, sets, seed=seed,
+                                      record_leads=True)
+    diff = tables.difference(reference)
+    share = tables.share()
+    row = {"game": game, "players": players, "sets": sets, "matches": sets * players,
+           "share": _ci(share), "reference_share": _ci(reference.share()),
+           "gain": _ci(diff["share"]), "total_cost": _ci(diff["total"]),
+           "mean_total": _ci(tables.mean_total()),
+           "reference_total": _ci(reference.mean_total()),
+           "rates": {k: round(v, 5) for k, v in tables.rates().items()},
+           "seats": [_ci(s) for s in tables.seat_values()],
+           "reference_seats": [_ci(s) for s in reference.seat_values()],
+           "seconds": round(seconds, 1)}
+    if players == 2:  # a score-optimal pair splits the points: the reference is worth 1/2
+        row["paired_share"] = _ci((0.5 + diff["share"][0], diff["share"][1]))
+    return row, tables, reference
+
+
+def seed_rows(game: str, args: argparse.Namespace) -> list[dict]:
+    """Train (if needed) and measure every seed of ``game``."""
+    import train_win_value
+
+    rows = []
+    for seed in args.seeds:
+        model = run_dir(game, seed) / "model.pt"
+        if not model.exists():
+            if args.no_train:
+                print(f"no run {model}; skipping (train it or drop --no-train)", file=sys.stderr)
+                continue
+            code = train_win_value.main([game, "--seed", str(seed), "--no-progress",
+                                         "--out", str(model.parent),
+                                         *(["--resume"] if Path(f"{model}.ckpt").exists()
+                                           else [])])
+            if code:
+                raise SystemExit(code)
+        row, _, _ = measure_tables(game, 2, args.seed_sets, args.seed + 1000, False, model)
+        curve = json.loads(model.with_suffix(".curve.json").read_text())
+        rows.append({"seed": seed, "gain": row["gain"], "total_cost": row["total_cost"],
+                     "train_seconds": curve["seconds"]})
+        print(f"{game} seed {seed}: gain {row['gain'][0]:+.4f} +- {row['gain'][1]:.4f}",
+              flush=True)
+    return rows
+
+
+def median_seed(rows: list[dict]) -> int:
+    """The seed whose gain is the median (the lower middle one for an even count)."""
+    gains = sorted(r["gain"][0] for r in rows)
+    target = statistics.median_low(gains)
+    return next(r["seed"] for r in rows if r["gain"][0] == target)
+
+
+def export(game: str, seed: int) -> None:
+    src = run_dir(game, seed)
+    for suffix in (".pt", ".curve.json", ".curve.csv"):
+        shutil.copyfile(src / f"model{suffix}",
+                        ROOT / "results" / "models" / f"win-value-{game}{suffix}")
+
+
+def lead_profile(tables, reference, turns=TURNS_PLOTTED, width: int = 10) -> dict:
+    """Win share by lead at the start of selected turns, for the player and the reference."""
+    import numpy as np
+
+    out = {}
+    for k in turns:
+        rows = {}
+        for name, t in (("win-value", tables), ("score-optimal", reference)):
+            lead = t.leads[..., k].ravel()
+            pts = t.points().ravel()
+            ok = np.isfinite(lead)
+            bins = np.clip(np.round(lead[ok] / width), -8, 8).astype(int) * width
+            rows[name] = {int(b): [round(float(pts[ok][bins == b].mean()), 4),
+                                   int((bins == b).sum())] for b in np.unique(bins)}
+        out[k] = rows
+    return out
+
+
+def plot_leads(profiles: dict, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from dice_env.io import atomic_write_figure
+
+    keys = list(profiles)
+    fig, axes = plt.subplots(len(keys), len(TURNS_PLOTTED), figsize=(3.2 * len(TURNS_PLOTTED),
+                                                                       2.8 * len(keys)),
+                             squeeze=False, sharey=True)
+    for i, key in enumerate(keys):
+        for j, k in enumerate(TURNS_PLOTTED):
+            ax = axes[i][j]
+            for name, style in (("score-optimal", "o--"), ("win-value", "s-")):
+                pts = profiles[key][k][name]
+                xs = sorted(pts)
+                ax.plot(xs, [pts[x][0] for x in xs], style, ms=3, label=name)
+            ax.set_title(f"{key}: turn {k + 1}", fontsize=9)
+            ax.set_xlabel("lead at the turn's start")
+            ax.grid(alpha=0.3)
+        axes[i][0].set_ylabel("win share")
+    axes[0][0].legend(fontsize=8)
+    fig.tight_layout()
+    atomic_write_figure(path, fig)
+
+
+def plot_curves(games: list[str], seeds: dict, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from dice_env.io import atomic_write_figure
+
+    fig, axes = plt.subplots(1, len(games), figsize=(5 * len(games), 3.4), squeeze=False)
+    for ax, game in zip(axes[0], games):
+        for seed in seeds.get(game, []):
+            f = run_dir(game, seed["seed"]) / "model.curve.json"
+            if not f.exists():
+                continue
+            curve = json.loads(f.read_text())["curve"]
+            ax.semilogy([r["layer"] for r in curve], [r["val_rmse"] for r in curve], "o-",
+                        ms=3, label=f"seed {seed['seed']}")
+        ax.set_title(f"{game}: held-out error of each layer's fit")
+        ax.set_xlabel("boxes filled (fitted from the last layer down)")
+        ax.set_ylabel("RMSE of P(win)")
+        ax.invert_xaxis()
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    atomic_write_figure(path, fig)
+
+
+def pct(pair: list[float]) -> str:
+    return f"{100 * pair[0]:.2f} % ± {100 * pair[1]:.2f}"
+
+
+def to_markdown(report: dict) -> str:
+    lines = ["# Playing to win", "",
+             f"Regenerate: `{report['command']}` (seed {report['seed']}; "
+             f"{report['seconds']:.0f} s).", "",
+             "The **win-value** player (`agents.make(\"win-value\", GAME)`) reads every card of "
+             "the match and maximises P(sole top TOTAL) + 1/2 P(shared top); its opponents "
+             "are the score-optimal DP player.  Every dice set is played once per seat (the "
+             "win-value player in each seat, the same dice per player), so the seats are "
+             "balanced; the *gain* is the paired difference to a score-optimal player in its "
+             "place on the same dice, the *cost* the same for its TOTAL.  CIs are 95 % over "
+             "the dice sets.", ""]
+    rows = report["tables"]
+    if rows:
+        lines += ["| game | players | matches | win share | score-optimal in its place | "
+                  "gain (paired) | win / tie / loss | TOTAL cost | seat values |",
+                  "|---|---|---|---|---|---|---|---|---|"]
+        for r in rows:
+            seats = " / ".join(f"{100 * s[0]:.1f}" for s in r["seats"])
+            rates = r["rates"]
+            lines.append(
+                f"| {r['game']} | {r['players']} | {r['matches']} | {pct(r['share'])} | "
+                f"{pct(r['reference_share'])} | {100 * r['gain'][0]:+.2f} pp ± "
+                f"{100 * r['gain'][1]:.2f} | {100 * rates['win']:.1f} / "
+                f"{100 * rates['tie']:.1f} / {100 * rates['loss']:.1f} % | "
+                f"{r['total_cost'][0]:+.2f} ± {r['total_cost'][1]:.2f} | {seats} % |")
+        lines += ["", "With two players a score-optimal pair splits the points evenly, so "
+                  "1/2 + the paired gain is also an estimate of the win share, with the gain's "
+                  "(narrower) CI:", ""]
+        for r in rows:
+            if "paired_share" in r:
+                lines.append(f"- {r['game']}: {pct(r['paired_share'])}")
+        lines.append("")
+    for game, seeds in report["seeds"].items():
+        if not seeds:
+            continue
+        lines += [f"## {game}: training seeds", "",
+                  f"Two-player gain over score-optimal ({report['seed_sets']} dice sets each, "
+                  f"dice seed {report['seed'] + 1000}); the committed model is the median "
+                  f"seed, **{report['committed'].get(game, '-')}**.", "",
+                  "| seed | gain | TOTAL cost | training (s) |", "|---|---|---|---|"]
+        for s in seeds:
+            lines.append(f"| {s['seed']} | {100 * s['gain'][0]:+.2f} pp ± "
+                         f"{100 * s['gain'][1]:.2f} | {s['total_cost'][0]:+.2f} | "
+                         f"{s['train_seconds']:.0f} |")
+        lines.append("")
+    if report.get("leads"):
+        lines += ["## When does it pay to gamble?", "",
+                  "![win share against the lead](win_leads.png)", "",
+                  "Win share by the lead (own TOTAL minus the best other) at the start of a "
+                  "turn, two players, for the win-value player and for a score-optimal player "
+                  "on the same dice.", ""]
+    ft = report.get("fivethousand")
+    if ft:
+        lines += ["## 5000 with three players", "", "```",
+                  json.dumps(ft, indent=1), "```", ""]
+    lines += ["![learning curves](win_curves.png)", ""]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> dict:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    for p in args.players:
+        if not 2 <= p <= 6:
+            parser.error(f"--players takes 2 to 6, got {p}")
+    out = output_folder(parser, args, ROOT / "runs" / "win-report",
+                        ignore=("no_progress",))
+    start = time.perf_counter()
+    report: dict = {"command": "python scripts/win_report.py " + " ".join(
+        argv if argv is not None else sys.argv[1:]), "seed": args.seed,
+        "seed_sets": args.seed_sets, "seeds": {}, "committed": {}, "tables": [], "leads": {}}
+    report["command"] = report["command"].strip()
+    for game in args.games:
+        if not args.quick:
+            report["seeds"][game] = seed_rows(game, args)
+            if report["seeds"][game] and not args.no_export:
+                seed = median_seed(report["seeds"][game])
+                export(game, seed)
+                report["committed"][game] = seed
+        for players in args.players:
+            sets = QUICK_SETS if args.quick else (args.sets or SETS[players])
+            row, tables, reference = measure_tables(game, players, sets, args.seed,
+                                                    not args.no_progress)
+            report["tables"].append(row)
+            print(f"{game} {players}p: share {pct(row['share'])}, gain "
+                  f"{100 * row['gain'][0]:+.2f} pp ± {100 * row['gain'][1]:.2f}", flush=True)
+            if players == 2:
+                report["leads"][game] = lead_profile(tables, reference)
+    if args.fivethousand_matches and not args.quick or (args.quick and
+                                                        args.fivethousand_matches):
+        from agents.evaluation.fivethousand_three import three_player_report
+
+        report["fivethousand"] = three_player_report(
+            matches=QUICK_SETS if args.quick else args.fivethousand_matches, seed=args.seed)
+    report["seconds"] = round(time.perf_counter() - start, 1)
+    from dice_env.io import atomic_write_text
+
+    out.mkdir(parents=True, exist_ok=True)
+    if report["leads"]:
+        plot_leads(report["leads"], out / "win_leads.png")
+    plot_curves(args.games, report["seeds"], out / "win_curves.png")
+    atomic_write_text(out / "win.json", json.dumps(report, indent=1) + "\n")
+    atomic_write_text(out / "win.md", to_markdown(report))
+    print(f"written: {out / 'win.md'}")
+    return report
+
+
+if __name__ == "__main__":
+    main()
