@@ -225,7 +225,8 @@ def plot_curves(games: list[str], seeds: dict, path: Path) -> None:
         ax.set_ylabel("RMSE of P(win)")
         ax.invert_xaxis()
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=8)
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=8)
     fig.tight_layout()
     atomic_write_figure(path, fig)
 
@@ -287,10 +288,52 @@ def to_markdown(report: dict) -> str:
                   "on the same dice.", ""]
     ft = report.get("fivethousand")
     if ft:
-        lines += ["## 5000 with three players", "", "```",
-                  json.dumps(ft, indent=1), "```", ""]
+        lines += fivethousand_markdown(ft)
     lines += ["![learning curves](win_curves.png)", ""]
     return "\n".join(lines)
+
+
+def fivethousand_markdown(ft: dict) -> list[str]:
+    """The three-player 5000 section: exact values, the equilibrium gap, the matches."""
+    conv, gap = ft["convergence"], ft["equilibrium_gap"]
+    seats = " / ".join(f"{p:.6f}" for p in ft["seat_win_probabilities"])
+    lines = ["## 5000 with three players", "",
+             "`agents.make(\"optimal\", \"fivethousand\", num_players=3)` plays a max-n "
+             "profile of three-player 5000 (every player maximises its own chance of winning), "
+             "defined by a procedure and evaluated exactly "
+             "(`agents/solvers/fivethousand_three.py` says how).", "",
+             "| | |", "|---|---|",
+             f"| P(win) of seats 0 / 1 / 2 from 0-0-0 (exact) | {seats} |",
+             f"| turn-start states | {ft['states']} |",
+             f"| value-iteration sweeps | {conv['sweeps']} (converged: {conv['converged']}) |",
+             f"| groups whose best responses kept flipping, frozen | "
+             f"{conv['frozen_groups']} ({conv['frozen_state_count']} states) |",
+             f"| largest one-turn deviation gain, all states | "
+             f"{gap['max_gain_start_all']['gain']:.2e} at "
+             f"{'-'.join(map(str, gap['max_gain_start_all']['scores']))} |",
+             f"| the same, states reached from 0-0-0 | "
+             f"{gap['max_gain_start_reachable']['gain']:.2e} at "
+             f"{'-'.join(map(str, gap['max_gain_start_reachable']['scores']))} "
+             f"(visited {gap['max_gain_start_reachable']['visits']:.1e} times a game) |",
+             f"| largest gain at a single decision, all / reached | "
+             f"{gap['max_gain_decision_all']['gain']:.2e} / "
+             f"{gap['max_gain_decision_reachable']['gain']:.2e} |",
+             f"| visits per game to states where deviating gains anything | "
+             f"{gap['visits_at_states_with_gain']:.3f} (of {gap['expected_turns']:.1f} turns); "
+             f"visit-weighted gain {gap['visit_weighted_gain']:.1e} |",
+             f"| solve | {ft['solve_seconds']:.0f} s on {ft['solve_threads']} threads "
+             f"(cached after) |", ""]
+    vs, old = ft["vs_heuristic"], ft["leader_vs_heuristic"]
+    gain = ft["gain_over_leader"]
+    lines += [f"Against two `heuristic` bots, seat-balanced, {vs['games']} games:", "",
+              "| player | win share | 95 % CI |", "|---|---|---|",
+              f"| exact three-player optimum | {100 * vs['win_rate']:.2f} % | "
+              f"[{100 * vs['ci95'][0]:.2f}, {100 * vs['ci95'][1]:.2f}] |",
+              f"| two-player optimum against the leader (before) | {100 * old['win_rate']:.2f} % "
+              f"| [{100 * old['ci95'][0]:.2f}, {100 * old['ci95'][1]:.2f}] |",
+              f"| gain | {100 * gain['win_rate']:+.2f} pp | [{100 * gain['ci95'][0]:+.2f}, "
+              f"{100 * gain['ci95'][1]:+.2f}] |", ""]
+    return lines
 
 
 def main(argv: list[str] | None = None) -> dict:

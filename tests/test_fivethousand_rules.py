@@ -334,3 +334,16 @@ def test_choose_scoring_dice_sets_aside_a_subset():
     assert record.set_aside_points[0] == 100 and record.dice_thrown[0] == 4
     assert state.turn_total[0] == 100 and R.ROLL_SIZE[state.roll[0]] == 4
     assert state.full_turn_total()[0] == 200
+
+
+def test_the_rule_books_three_player_gift_example():
+    """docs/rules.md, section 2.4: Ann 4800 banks 300 with Ben 2000 and Cleo 0 (not entered)."""
+    from dice_env.fivethousand.rules import FiveThousandRules, resolve_bank_one
+
+    rules = FiveThousandRules()
+    scores, _, receiver, bumped, winner = resolve_bank_one(rules, [4800, 2000, 0], 0, 300)
+    assert scores == [4800, 2300, 0] and receiver == 1 and not any(bumped) and winner == -1
+    assert resolve_bank_one(rules, [4800, 4900, 0], 0, 300)[0] == [4800, 4900, 0]  # lost
+    scores, _, _, _, winner = resolve_bank_one(rules, [4800, 4700, 0], 0, 300)
+    assert scores == [4800, 5000, 0] and winner == 1
+    assert resolve_bank_one(rules, [4800, 2000, 2000], 0, 300)[2] == 1  # first after Ann
