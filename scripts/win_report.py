@@ -59,8 +59,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "5000 for 5-6)")
     p.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2],
                    help="training seeds (default 0 1 2)")
-    p.add_argument("--seed-sets", type=at_least(2), default=6_000,
-                   help="two-player dice sets measuring each seed (default 6000)")
+    p.add_argument("--seed-sets", type=at_least(2), default=4_000,
+                   help="two-player dice sets measuring each seed (default 4000)")
     p.add_argument("--no-train", action="store_true", help="measure only the runs that exist")
     p.add_argument("--no-export", action="store_true",
                    help="do not commit the median seed's model to results/models/")
@@ -69,6 +69,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="dice seed of the evaluation")
     p.add_argument("--quick", action="store_true",
                    help=f"a smoke run: {QUICK_SETS} dice sets, the committed models, no seeds")
+    p.add_argument("--jobs", type=at_least(1), default=1,
+                   help="worker processes sharing each table's dice sets (default 1; the "
+                        "results do not depend on it)")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.add_argument("--out", type=Path, default=None,
                    help="output folder (default results/ for the documented full run, else "
@@ -84,23 +87,52 @@ def _ci(pair: tuple[float, float]) -> list[float]:
     return [round(pair[0], 5), round(pair[1], 5)]
 
 
-def measure_tables(game: str, players: int, sets: int, seed: int, progress: bool,
-                   model: Path | None = None) -> tuple[dict, object, object]:
-    """One table size: the win-value player (identity 0) against score-optimal opponents, and
-    a score-optimal player in its place on the same dice."""
+def _play_chunk(task: tuple) -> tuple:
+    """Worker: dice sets ``first .. first + sets - 1`` of one table, with the win-value player
+    (``who="win"``) or a score-optimal player (``who="optimal"``) as identity 0."""
+    game, players, first, sets, seed, model, who, progress = task
     import agents
     from agents.evaluation.scorecard_tables import play_scorecard_tables
     from agents.scorecard.win_value import WinValueAgent
 
     optimal = agents.make("optimal", game)
-    win = WinValueAgent(game, model_path=model)
+    me = WinValueAgent(game, model_path=model) if who == "win" else optimal
+    view = "match" if who == "win" else "card"
+    t = play_scorecard_tables([me] + [optimal] * (players - 1), game, sets, seed=seed,
+                              views=[view] + ["card"] * (players - 1), progress=progress,
+                              first_set=first, record_leads=True)
+    return t.totals, t.leads
+
+
+def _play(game: str, players: int, sets: int, seed: int, model: Path | None, who: str,
+          jobs: int, progress: bool):
+    """The tables of ``sets`` dice sets, split over ``jobs`` worker processes."""
+    import numpy as np
+
+    from agents.evaluation.scorecard_tables import TableMatches
+
+    bounds = np.linspace(0, sets, max(1, min(jobs, sets)) + 1).astype(int)
+    tasks = [(game, players, int(a), int(b - a), seed, model, who, progress and i == 0)
+             for i, (a, b) in enumerate(zip(bounds[:-1], bounds[1:]))]
+    if len(tasks) == 1:
+        parts = [_play_chunk(tasks[0])]
+    else:
+        import multiprocessing as mp
+
+        with mp.get_context("spawn").Pool(len(tasks)) as pool:
+            parts = pool.map(_play_chunk, tasks)
+    return TableMatches(np.concatenate([p[0] for p in parts]),
+                        np.concatenate([p[1] for p in parts]))
+
+
+def measure_tables(game: str, players: int, sets: int, seed: int, progress: bool,
+                   model: Path | None = None, jobs: int = 1) -> tuple[dict, object, object]:
+    """One table size: the win-value player (identity 0) against score-optimal opponents, and
+    a score-optimal player in its place on the same dice."""
     start = time.perf_counter()
-    tables = play_scorecard_tables([win] + [optimal] * (players - 1), game, sets, seed=seed,
-                                   views=["match"] + ["card"] * (players - 1),
-                                   progress=progress, record_leads=True)
+    tables = _play(game, players, sets, seed, model, "win", jobs, progress)
     seconds = time.perf_counter() - start
-    reference = play_scorecard_tables([optimal] * players, game, sets, seed=seed,
-                                      record_leads=True)
+    reference = _play(game, players, sets, seed, model, "optimal", jobs, False)
     diff = tables.difference(reference)
     share = tables.share()
     row = {"game": game, "players": players, "sets": sets, "matches": sets * players,
@@ -134,7 +166,8 @@ def seed_rows(game: str, args: argparse.Namespace) -> list[dict]:
                                            else [])])
             if code:
                 raise SystemExit(code)
-        row, _, _ = measure_tables(game, 2, args.seed_sets, args.seed + 1000, False, model)
+        row, _, _ = measure_tables(game, 2, args.seed_sets, args.seed + 1000, False, model,
+                                   args.jobs)
         curve = json.loads(model.with_suffix(".curve.json").read_text())
         rows.append({"seed": seed, "gain": row["gain"], "total_cost": row["total_cost"],
                      "train_seconds": curve["seconds"]})
@@ -343,7 +376,7 @@ def main(argv: list[str] | None = None) -> dict:
         if not 2 <= p <= 6:
             parser.error(f"--players takes 2 to 6, got {p}")
     out = output_folder(parser, args, ROOT / "runs" / "win-report",
-                        ignore=("no_progress",))
+                        ignore=("no_progress", "jobs"))
     start = time.perf_counter()
     report: dict = {"command": "python scripts/win_report.py " + " ".join(
         argv if argv is not None else sys.argv[1:]), "seed": args.seed,
@@ -359,14 +392,13 @@ def main(argv: list[str] | None = None) -> dict:
         for players in args.players:
             sets = QUICK_SETS if args.quick else (args.sets or SETS[players])
             row, tables, reference = measure_tables(game, players, sets, args.seed,
-                                                    not args.no_progress)
+                                                    not args.no_progress, jobs=args.jobs)
             report["tables"].append(row)
             print(f"{game} {players}p: share {pct(row['share'])}, gain "
                   f"{100 * row['gain'][0]:+.2f} pp ± {100 * row['gain'][1]:.2f}", flush=True)
             if players == 2:
                 report["leads"][game] = lead_profile(tables, reference)
-    if args.fivethousand_matches and not args.quick or (args.quick and
-                                                        args.fivethousand_matches):
+    if args.fivethousand_matches:
         from agents.evaluation.fivethousand_three import three_player_report
 
         report["fivethousand"] = three_player_report(

@@ -110,6 +110,10 @@ BAD_ARGUMENTS = [
     ("plot_results.py", ["--results", "/nonexistent"], "no learning curves"),
     ("ppo_seeds.py", ["--eval-games", "1"], "at least 2"),
     ("ppo_seeds.py", ["--games", "chess"], "invalid choice"),
+    ("win_report.py", ["--players", "7"], "2 to 6"),
+    ("win_report.py", ["--sets", "0"], "at least 1"),
+    ("train_win_value.py", ["chess"], "invalid choice"),
+    ("train_win_value.py", ["penta", "--states", "5"], "at least 100"),
 ]
 
 
@@ -180,3 +184,12 @@ def test_ablations_keep_only_the_earlier_rows_that_are_still_valid(tmp_path):
     header = ablations.to_markdown("penta", committed, "python scripts/ablations.py penta",
                                    ["baseline"]).splitlines()[2]
     assert "rows of baseline are kept from an earlier run" in header
+
+
+def test_win_report_commits_the_median_seed_not_the_best():
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import win_report
+
+    rows = [{"seed": s, "gain": [g, 0.01]} for s, g in [(0, 0.012), (1, 0.020), (2, 0.004)]]
+    assert win_report.median_seed(rows) == 0
+    assert win_report.median_seed(rows[1:]) == 2  # the lower middle of two
