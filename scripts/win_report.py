@@ -269,9 +269,11 @@ def pct(pair: list[float]) -> str:
 
 
 def to_markdown(report: dict) -> str:
+    commands = report.get("commands", [report["command"]])
     lines = ["# Playing to win", "",
-             f"Regenerate: `{report['command']}` (seed {report['seed']}; "
-             f"{report['seconds']:.0f} s).", "",
+             "Regenerate: " + " then ".join(f"`{c}`" for c in commands)
+             + f" (dice seed {report['seed']}; {report['seconds']:.0f} s in all; a run of some "
+             "games keeps the others' rows).", "",
              "The **win-value** player (`agents.make(\"win-value\", GAME)`) reads every card of "
              "the match and maximises P(sole top TOTAL) + 1/2 P(shared top); its opponents "
              "are the score-optimal DP player.  Every dice set is played once per seat (the "
@@ -369,6 +371,38 @@ def fivethousand_markdown(ft: dict) -> list[str]:
     return lines
 
 
+def _int_keys(leads: dict) -> dict:
+    return {g: {int(k): {name: {int(b): v for b, v in bins.items()}
+                         for name, bins in per.items()} for k, per in turns.items()}
+            for g, turns in leads.items()}
+
+
+def merge_earlier(report: dict, path: Path) -> dict:
+    """``report`` with what an earlier run wrote at ``path`` for the games, table sizes and
+    5000 this run did not measure (so the games can be run one at a time, in any order)."""
+    if not path.exists():
+        return report
+    try:
+        old = json.loads(path.read_text())
+        done = {(r["game"], r["players"]) for r in report["tables"]}
+        kept = [r for r in old.get("tables", []) if (r["game"], r["players"]) not in done]
+        report["tables"] = sorted(kept + report["tables"],
+                                  key=lambda r: (GAMES.index(r["game"]), r["players"]))
+        for key in ("seeds", "committed"):
+            report[key] = {**old.get(key, {}), **report[key]}
+        report["leads"] = {**_int_keys(old.get("leads", {})), **report["leads"]}
+        if "fivethousand" not in report and "fivethousand" in old:
+            report["fivethousand"] = old["fivethousand"]
+        commands = old.get("commands", [old.get("command", "")])
+        report["commands"] = [c for c in commands if c and c != report["command"]] + \
+            [report["command"]]
+        report["seconds"] = round(report["seconds"] + float(old.get("seconds", 0.0)), 1)
+    except (ValueError, KeyError, TypeError) as exc:
+        print(f"{path} is not a win report ({exc}); writing this run's results alone",
+              file=sys.stderr)
+    return report
+
+
 def main(argv: list[str] | None = None) -> dict:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -407,9 +441,11 @@ def main(argv: list[str] | None = None) -> dict:
     from dice_env.io import atomic_write_text
 
     out.mkdir(parents=True, exist_ok=True)
+    if not args.quick:
+        report = merge_earlier(report, out / "win.json")
     if report["leads"]:
         plot_leads(report["leads"], out / "win_leads.png")
-    plot_curves(args.games, report["seeds"], out / "win_curves.png")
+    plot_curves(GAMES, report["seeds"], out / "win_curves.png")
     atomic_write_text(out / "win.json", json.dumps(report, indent=1) + "\n")
     atomic_write_text(out / "win.md", to_markdown(report))
     print(f"written: {out / 'win.md'}")

@@ -193,3 +193,30 @@ def test_win_report_commits_the_median_seed_not_the_best():
     rows = [{"seed": s, "gain": [g, 0.01]} for s, g in [(0, 0.012), (1, 0.020), (2, 0.004)]]
     assert win_report.median_seed(rows) == 0
     assert win_report.median_seed(rows[1:]) == 2  # the lower middle of two
+
+
+def test_win_report_keeps_the_rows_of_games_it_did_not_run(tmp_path):
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import json
+
+    import win_report
+
+    def row(game, players, gain):
+        return {"game": game, "players": players, "gain": [gain, 0.001]}
+
+    earlier = {"command": "python scripts/win_report.py --games penta", "seconds": 10.0,
+               "tables": [row("penta", 2, 0.01), row("penta", 4, 0.02)],
+               "seeds": {"penta": [{"seed": 0}]}, "committed": {"penta": 0},
+               "leads": {"penta": {"6": {"win-value": {"-10": [0.4, 3]}}}},
+               "fivethousand": {"x": 1}}
+    (tmp_path / "win.json").write_text(json.dumps(earlier))
+    now = {"command": "python scripts/win_report.py --games dice-poker", "seconds": 5.0,
+           "tables": [row("dice-poker", 2, 0.03), row("penta", 4, 0.05)], "seeds": {},
+           "committed": {"dice-poker": 1}, "leads": {}}
+    merged = win_report.merge_earlier(now, tmp_path / "win.json")
+    assert [(r["game"], r["players"], r["gain"][0]) for r in merged["tables"]] == \
+        [("penta", 2, 0.01), ("penta", 4, 0.05), ("dice-poker", 2, 0.03)]
+    assert merged["committed"] == {"penta": 0, "dice-poker": 1}
+    assert merged["leads"]["penta"][6]["win-value"][-10] == [0.4, 3]
+    assert merged["fivethousand"] == {"x": 1} and merged["seconds"] == 15.0
+    assert merged["commands"] == [earlier["command"], now["command"]]

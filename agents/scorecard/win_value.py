@@ -518,7 +518,7 @@ class WinValueAgent:
             if not path.is_file():
                 raise FileNotFoundError(
                     f"no win-value model for {self.rules.name!r} at {path}; train one with "
-                    f"`python scripts/train_win_value.py {self.rules.name} --out {path}`")
+                    f"`python scripts/train_win_value.py {self.rules.name} --export {path}`")
             model, self.meta = WinValueModel.load(path)
         if model.rules.knobs() != self.rules.knobs():
             raise ValueError(f"the model is for {model.rules.name!r}, not {self.rules.name!r}")
