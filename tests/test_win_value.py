@@ -21,15 +21,14 @@ from agents.evaluation.scorecard_tables import (
 from agents.scorecard import turn_policy as TP
 from agents.scorecard.optimal import OptimalAgent
 from agents.scorecard.score_spread import load_or_compute_spread, reachable_states
-from agents.scorecard.win_value import (
-    WinValueAgent,
-    WinValueModel,
+from agents.scorecard.win_threshold import (
     last_turn_gains,
     last_turn_values,
     threshold_moments,
     threshold_utility,
     two_turn_gains,
 )
+from agents.scorecard.win_value import WinValueAgent, WinValueModel
 from agents.solvers.scorecard_dp import load_or_solve_scorecard
 from agents.training import win_value as WT
 from dice_env.scorecard.rules import Rules, get_rules
