@@ -238,3 +238,20 @@ def test_spread_after_the_next_turn(moments):
             assert np.all(after == 0)
         else:
             assert np.all(after[now > 0] > 0)
+
+
+def test_plays_every_seat_of_the_pettingzoo_env(moments, tiny_model):
+    """The AEC env's observation is the match observation: win-value players in every seat
+    finish a three-player match with legal actions only (the env raises on an illegal one)."""
+    from dice_env.multi import scorecard_v0
+
+    agent = WinValueAgent(TINY, num_players=3, model=tiny_model.model, moments=moments)
+    env = scorecard_v0.env(game=TINY, num_players=3)
+    env.reset(seed=5)
+    steps = 0
+    for name in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        action = None if term or trunc else agent.act(obs["observation"], obs["action_mask"])
+        env.step(action)
+        steps += 1
+    assert steps >= 3 * TINY.n_boxes
