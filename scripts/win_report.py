@@ -62,6 +62,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed-sets", type=at_least(2), default=4_000,
                    help="two-player dice sets measuring each seed (default 4000)")
     p.add_argument("--no-train", action="store_true", help="measure only the runs that exist")
+    p.add_argument("--no-seeds", action="store_true",
+                   help="skip the seeds: measure the committed models as they are")
+    p.add_argument("--only-fivethousand", action="store_true",
+                   help="only the three-player 5000 section (keeps the scorecard rows)")
     p.add_argument("--no-export", action="store_true",
                    help="do not commit the median seed's model to results/models/")
     p.add_argument("--fivethousand-matches", type=at_least(0), default=20_000,
@@ -416,8 +420,8 @@ def main(argv: list[str] | None = None) -> dict:
         argv if argv is not None else sys.argv[1:]), "seed": args.seed,
         "seed_sets": args.seed_sets, "seeds": {}, "committed": {}, "tables": [], "leads": {}}
     report["command"] = report["command"].strip()
-    for game in args.games:
-        if not args.quick:
+    for game in [] if args.only_fivethousand else args.games:
+        if not (args.quick or args.no_seeds):
             report["seeds"][game] = seed_rows(game, args)
             if report["seeds"][game] and not args.no_export:
                 seed = median_seed(report["seeds"][game])
@@ -441,13 +445,17 @@ def main(argv: list[str] | None = None) -> dict:
     from dice_env.io import atomic_write_text
 
     out.mkdir(parents=True, exist_ok=True)
-    if not args.quick:
-        report = merge_earlier(report, out / "win.json")
-    if report["leads"]:
-        plot_leads(report["leads"], out / "win_leads.png")
-    plot_curves(GAMES, report["seeds"], out / "win_curves.png")
-    atomic_write_text(out / "win.json", json.dumps(report, indent=1) + "\n")
-    atomic_write_text(out / "win.md", to_markdown(report))
+    import fcntl
+
+    with open(out / ".win.lock", "w") as lock:  # runs of other games may end at the same time
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not args.quick:
+            report = merge_earlier(report, out / "win.json")
+        if report["leads"]:
+            plot_leads(report["leads"], out / "win_leads.png")
+        plot_curves(GAMES, report["seeds"], out / "win_curves.png")
+        atomic_write_text(out / "win.json", json.dumps(report, indent=1) + "\n")
+        atomic_write_text(out / "win.md", to_markdown(report))
     print(f"written: {out / 'win.md'}")
     return report
 
