@@ -221,20 +221,27 @@ def plot_leads(profiles: dict, path: Path) -> None:
     from dice_env.io import atomic_write_figure
 
     keys = list(profiles)
-    fig, axes = plt.subplots(len(keys), len(TURNS_PLOTTED), figsize=(3.2 * len(TURNS_PLOTTED),
-                                                                       2.8 * len(keys)),
-                             squeeze=False, sharey=True)
+    fig, axes = plt.subplots(2 * len(keys), len(TURNS_PLOTTED),
+                             figsize=(3.2 * len(TURNS_PLOTTED), 5.2 * len(keys)), squeeze=False)
     for i, key in enumerate(keys):
         for j, k in enumerate(TURNS_PLOTTED):
-            ax = axes[i][j]
+            ax, dax = axes[2 * i][j], axes[2 * i + 1][j]
+            shares = {}
             for name, style in (("score-optimal", "o--"), ("win-value", "s-")):
                 pts = profiles[key][k][name]
                 xs = sorted(pts)
+                shares[name] = {x: pts[x][0] for x in xs if pts[x][1] >= 200}
                 ax.plot(xs, [pts[x][0] for x in xs], style, ms=3, label=name)
+            both = sorted(set(shares["win-value"]) & set(shares["score-optimal"]))
+            dax.bar(both, [100 * (shares["win-value"][x] - shares["score-optimal"][x])
+                           for x in both], width=8)
+            dax.axhline(0, color="k", lw=0.6)
             ax.set_title(f"{key}: turn {k + 1}", fontsize=9)
-            ax.set_xlabel("lead at the turn's start")
-            ax.grid(alpha=0.3)
-        axes[i][0].set_ylabel("win share")
+            dax.set_xlabel("lead at the turn's start")
+            for a in (ax, dax):
+                a.grid(alpha=0.3)
+        axes[2 * i][0].set_ylabel("win share")
+        axes[2 * i + 1][0].set_ylabel("win-value minus\nscore-optimal (pp)")
     axes[0][0].legend(fontsize=8)
     fig.tight_layout()
     atomic_write_figure(path, fig)
@@ -324,7 +331,8 @@ def to_markdown(report: dict) -> str:
                   "![win share against the lead](win_leads.png)", "",
                   "Win share by the lead (own TOTAL minus the best other) at the start of a "
                   "turn, two players, for the win-value player and for a score-optimal player "
-                  "on the same dice.", ""]
+                  "on the same dice; below, the difference (bins of at least 200 matches).",
+                  ""]
     ft = report.get("fivethousand")
     if ft:
         lines += fivethousand_markdown(ft)
