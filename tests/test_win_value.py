@@ -249,7 +249,7 @@ def test_plays_every_seat_of_the_pettingzoo_env(moments, tiny_model):
     env = scorecard_v0.env(game=TINY, num_players=3)
     env.reset(seed=5)
     steps = 0
-    for name in env.agent_iter():
+    for _name in env.agent_iter():
         obs, _, term, trunc, _ = env.last()
         action = None if term or trunc else agent.act(obs["observation"], obs["action_mask"])
         env.step(action)

@@ -36,8 +36,9 @@ def _parser() -> argparse.ArgumentParser:
         description="Play Penta, Dice Poker or 5000 in the terminal, alone or against bots.",
         epilog=f"Scorecard bots: {', '.join(players[SCORECARD])}. 5000 bots: "
                f"{', '.join(players[FIVE_THOUSAND])} (ppo, learned-value and win-value play the "
-               "committed models; win-value reads every card and plays to win). Type ? in the game for the commands. The full rules: docs/rules.md in "
-               "the dice-env repository.")
+               "committed models; win-value reads every card and plays to win). Type ? in the "
+               "game for the commands. The full rules: docs/rules.md in the dice-env "
+               "repository.")
     p.add_argument("game", help="penta, dice-poker (or another scorecard preset: "
                    f"{', '.join(sorted(PRESETS))}) or 5000")
     p.add_argument("--opponents", default="", metavar="NAMES",
