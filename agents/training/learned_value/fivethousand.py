@@ -22,27 +22,55 @@ iteration records a learning-curve row (iteration, states solved so far, wall se
 Bellman residual, the change of ``W``, the fit error, and ``W(0, 0)``: the opener's win
 probability as the network sees it); the final fit adds a row of phase ``"polish"``.
 
-CLI: :func:`main` (``scripts/train_learned_value.py fivethousand``, or ``python -m
-agents.training.learned_value.fivethousand``).
+**N players** (:func:`train_n`, ``--players N`` for 3 to 6): the network
+``W(s_0, ..., s_{N-1})`` of :class:`~agents.fivethousand.learned_value.NValueModel` (every
+seat's win probability at a turn start, the scores in turn order from the mover) is trained
+the same way, but the score tuples are too many to back up all at once (97,336 for three
+players, 4.5 million for four), so every iteration backs up a fresh sample of them
+(:func:`sample_states`) by the exact N-player turn solve
+(:func:`~agents.fivethousand.learned_value.solve_n_turns`, each mover maximising its own win
+probability) and fits the network on the latest few iterations' targets with minibatches.
+Each iteration draws its states and minibatches from ``(seed, iteration)``; with a
+checkpoint (the CLI's run folder ``model.ckpt``) a run resumes exactly where it stopped
+(``--resume``).  The learning curve has the Bellman residual on the fresh states, the fit
+error and the network's win probability of every seat at the opening.
+
+CLI: :func:`main` (``scripts/train_learned_value.py fivethousand [--players N]``, or
+``python -m agents.training.learned_value.fivethousand``).
 """
 
 from __future__ import annotations
 
 import argparse
+import io
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
 import torch
 
-from agents.fivethousand.learned_value import ValueModel, rules_of, turn_start_values
+from agents.fivethousand.learned_value import (
+    DEFAULT_MODEL_PATH,
+    MAX_N_PLAYERS,
+    MIN_N_PLAYERS,
+    NValueModel,
+    ValueModel,
+    check_num_players,
+    n_player_model_path,
+    rules_of,
+    solve_n_turns,
+    turn_start_values,
+)
 from agents.training.learned_value.files import write_model_and_curve
 from dice_env.fivethousand.rules import FiveThousandRules
+from dice_env.io import atomic_write_bytes
 
-__all__ = ["TrainConfig", "TrainResult", "main", "train", "write_outputs"]
+__all__ = ["NTrainConfig", "NTrainResult", "TrainConfig", "TrainResult", "load_n_checkpoint",
+           "main", "n_curve_columns", "sample_states", "train", "train_n", "write_n_outputs",
+           "write_outputs"]
 
 CURVE_COLUMNS = ("iteration", "phase", "states_solved", "seconds", "bellman_residual",
                  "bellman_rms", "w_change", "fit_rmse", "fit_max", "w_start")
@@ -207,6 +235,320 @@ def write_outputs(result: TrainResult, model_path: str | Path) -> dict[str, Path
     return write_model_and_curve(result, model_path, CURVE_COLUMNS)
 
 
+# ----------------------------------------------------------------------------------------------
+# N players
+# ----------------------------------------------------------------------------------------------
+def n_curve_columns(num_players: int) -> tuple[str, ...]:
+    """The learning-curve columns of an ``N``-player run (``w_start_k``: the network's win
+    probability of seat ``k`` at the opening, all scores 0, seat 0 to move)."""
+    return N_CURVE_COLUMNS + tuple(f"w_start_{k}" for k in range(num_players))
+
+
+N_CURVE_COLUMNS = ("iteration", "phase", "states_solved", "seconds", "solve_seconds",
+                   "fit_seconds", "bellman_residual", "bellman_rms", "mover_rms", "fit_rmse")
+#: config fields that may change when a run is resumed (a longer budget, more iterations)
+RESUMABLE_CHANGES = ("minutes", "min_iterations", "max_iterations", "checkpoint_every",
+                     "progress", "threads")
+
+
+@dataclass
+class NTrainConfig:
+    """The knobs of :func:`train_n` (the N-player value network).
+
+    Attributes:
+        num_players: ``N``, 3 to 6.
+        seed: seeds the initial weights, the sampled states and the minibatches (each
+            iteration its own generators, drawn from ``(seed, iteration)``).
+        rules: the 5000 rule knobs (literal rules; default the standard game).
+        hidden: the network's hidden widths (the first one is the embedding width).
+        lr: Adam's learning rate during the iterations.
+        states: turn-start states sampled and solved per iteration.
+        zero_prob: the chance that a sampled seat holds 0 (not entered or bumped: frequent in
+            play); the other scores are uniform on the grid.
+        replay: the fits draw from the targets of this many latest iterations.
+        batch: minibatch size of the fits.
+        fit_steps: Adam steps per iteration.
+        final_states, final_steps: the final polishing fit: that many fresh states' targets
+            (one more backup of the final network), fitted for that many steps with the
+            learning rate decaying from ``lr`` to ``lr / 100`` (0 steps: no polish).
+        min_iterations, max_iterations: bounds on the fixed-point iterations.
+        patience: stop when the Bellman RMS has not improved by ``min_improvement``
+            (relative) for this many iterations.
+        min_improvement: see ``patience``.
+        minutes: wall-clock budget of the whole run (the polish included; a resumed run
+            counts the time already spent), None for none.
+        checkpoint_every: with a checkpoint path, write it every this many iterations (and
+            when the iterations end).
+        threads: torch threads (0: leave torch's default).
+        device: torch device.
+        progress: show a tqdm bar.
+    """
+
+    num_players: int = 3
+    seed: int = 0
+    rules: dict = field(default_factory=lambda: FiveThousandRules().knobs())
+    hidden: tuple[int, ...] = (128, 128)
+    lr: float = 1e-3
+    states: int = 16384
+    zero_prob: float = 0.25
+    replay: int = 4
+    batch: int = 1024
+    fit_steps: int = 60
+    final_states: int = 32768
+    final_steps: int = 3000
+    min_iterations: int = 150
+    max_iterations: int = 600
+    patience: int = 60
+    min_improvement: float = 0.02
+    minutes: float | None = 30.0
+    checkpoint_every: int = 10
+    threads: int = 1
+    device: str = "cpu"
+    progress: bool = True
+
+
+@dataclass
+class NTrainResult:
+    """A trained N-player model with its learning curve (one dict per iteration, keys
+    :func:`n_curve_columns`) and the wall-clock seconds of the run (resumed parts included)."""
+
+    model: NValueModel
+    config: NTrainConfig
+    curve: list[dict]
+    seconds: float
+
+    def meta(self) -> dict:
+        """What the checkpoint records about its training."""
+        last = self.curve[-1] if self.curve else {}
+        return {"config": asdict(self.config), "seconds": round(self.seconds, 1),
+                "iterations": len(self.curve), "final": last}
+
+
+def sample_states(rng: np.random.Generator, n: int, num_players: int, n_scores: int,
+                  zero_prob: float) -> np.ndarray:
+    """``(n, N)`` turn-start states (grid indices, mover first): each seat 0 with probability
+    ``zero_prob``, else a score uniform on the entered part of the grid."""
+    entered = rng.integers(1, n_scores, size=(n, num_players))
+    zero = rng.random((n, num_players)) < zero_prob
+    return np.where(zero, 0, entered).astype(np.int64)
+
+
+def _generator(seed: int, it: int) -> torch.Generator:
+    return torch.Generator().manual_seed(int(np.random.SeedSequence([seed, it, 1])
+                                             .generate_state(1)[0]))
+
+
+class _Buffer:
+    """The latest iterations' states (encoded) and targets."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.parts: list[tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]] = []
+
+    def add(self, model: NValueModel, idx: np.ndarray, targets: np.ndarray) -> None:
+        dense, cat = model.tensors(idx)
+        self.parts.append((torch.as_tensor(idx), dense, cat,
+                           torch.as_tensor(targets, dtype=torch.float32)))
+        del self.parts[:-self.size]
+
+    def tensors(self) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        return tuple(torch.cat([p[i] for p in self.parts]) for i in (1, 2, 3))
+
+    def state(self) -> list[dict]:
+        return [{"idx": p[0], "targets": p[3]} for p in self.parts]
+
+    def restore(self, model: NValueModel, parts: list[dict]) -> None:
+        self.parts = []
+        for p in parts:
+            self.add(model, p["idx"].numpy(), p["targets"].numpy())
+
+
+def _fit_n(model: NValueModel, opt: torch.optim.Optimizer, data, steps: int, batch: int,
+           gen: torch.Generator,
+           sched: torch.optim.lr_scheduler.LRScheduler | None = None) -> None:
+    """Minibatch Adam steps on the squared error of the seats' win probabilities."""
+    dense, cat, targets = data
+    n = len(targets)
+    model.net.train()
+    for _ in range(steps):
+        rows = torch.randint(0, n, (min(batch, n),), generator=gen)
+        opt.zero_grad(set_to_none=True)
+        p = torch.softmax(model.net(dense[rows], cat[rows]), dim=1)
+        loss = torch.mean(torch.sum((p - targets[rows]) ** 2, dim=1))
+        loss.backward()
+        opt.step()
+        if sched is not None:
+            sched.step()
+    model.net.eval()
+
+
+def _save_n_checkpoint(path: Path, model: NValueModel, opt: torch.optim.Optimizer,
+                       config: NTrainConfig, curve: list[dict], iteration: int, seconds: float,
+                       buffer: _Buffer, stop: dict) -> None:
+    buf = io.BytesIO()
+    torch.save({"kind": "learned-value-fivethousand-n-train", "config": asdict(config),
+                "iteration": iteration, "seconds": seconds, "curve": curve,
+                "net": {k: v.detach().cpu() for k, v in model.net.state_dict().items()},
+                "opt": opt.state_dict(), "buffer": buffer.state(), "stop": stop}, buf)
+    atomic_write_bytes(path, buf.getvalue())
+
+
+def load_n_checkpoint(path: str | Path) -> dict:
+    """An N-player training checkpoint (``ValueError`` if it is not one)."""
+    path = Path(path)
+    try:
+        blob = torch.load(path, map_location="cpu", weights_only=True)
+        if blob.get("kind") != "learned-value-fivethousand-n-train":
+            raise ValueError("not an N-player training checkpoint")
+        return blob
+    except (EOFError, RuntimeError, AttributeError, ValueError) as exc:
+        raise ValueError(f"{path} is not a usable N-player training checkpoint ({exc}); delete "
+                         "it to train from scratch") from None
+
+
+def _comparable(config: dict) -> dict:
+    out = dict(config)
+    for key in RESUMABLE_CHANGES:
+        out.pop(key, None)
+    out["hidden"] = [int(h) for h in out["hidden"]]
+    return out
+
+
+def train_n(config: NTrainConfig, checkpoint: str | Path | None = None, resume: bool = False,
+            clock: Callable[[], float] = time.perf_counter) -> NTrainResult:
+    """Train the N-player value network by fitted value iteration on sampled score tuples.
+
+    Every iteration samples ``config.states`` turn-start states (:func:`sample_states`),
+    solves their turns exactly with the current network at the leaves
+    (:func:`~agents.fivethousand.learned_value.solve_n_turns`: each mover maximises its own
+    win probability) -- the targets, a Bellman backup of every seat's win probability -- and
+    fits the network to the targets of the latest ``replay`` iterations.  The residual
+    ``|T(W) - W|`` on the fresh states is the learning curve's Bellman residual.  It stops as
+    the two-player trainer does (patience on the Bellman RMS, ``max_iterations``, the time
+    budget), then polishes the network on a larger fresh sample.
+
+    With ``checkpoint``, the training state (network, optimizer, replay, curve) is written there
+    every ``checkpoint_every`` iterations and when the iterations end; with ``resume`` an
+    existing one is continued (its config must match but for :data:`RESUMABLE_CHANGES`), and
+    the result is the one an uninterrupted run would have given (the budget aside).
+    ``clock`` (seconds) measures the budget.
+    """
+    n_players = check_num_players(config.num_players)
+    if config.threads:
+        torch.set_num_threads(config.threads)
+    rules = rules_of(config.rules)
+    model = NValueModel(rules, n_players, config.hidden, seed=config.seed, device=config.device)
+    tm = model.turn_model
+    opt = torch.optim.Adam(model.net.parameters(), lr=config.lr)
+    buffer = _Buffer(config.replay)
+    curve: list[dict] = []
+    start_it, done_seconds = 1, 0.0
+    stop = {"best": float("inf"), "since_best": 0, "solve_seconds": 0.0, "step_seconds": 0.0}
+    ckpt = None if checkpoint is None else Path(checkpoint)
+    if resume and ckpt is not None and ckpt.is_file():
+        blob = load_n_checkpoint(ckpt)
+        if _comparable(blob["config"]) != _comparable(asdict(config)):
+            raise ValueError(f"{ckpt} was written with another config ({blob['config']}); use "
+                             f"the same settings (only {', '.join(RESUMABLE_CHANGES)} may "
+                             "change) or delete it")
+        model.net.load_state_dict(blob["net"])
+        opt.load_state_dict(blob["opt"])
+        buffer.restore(model, blob["buffer"])
+        curve = list(blob["curve"])
+        start_it, done_seconds = int(blob["iteration"]) + 1, float(blob["seconds"])
+        stop = dict(blob["stop"])
+    model.net.eval()
+    t0 = clock() - done_seconds
+    budget = None if config.minutes is None else 60.0 * config.minutes
+    start_idx = np.zeros((1, n_players), dtype=np.int64)
+    bar = None
+    if config.progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=config.max_iterations, initial=start_it - 1, unit="it",
+                   desc=f"learned-value fivethousand {n_players}p")
+
+    def row(it: int, phase: str, solved: int, solve_s: float, fit_s: float, w_before, v,
+            fit_err) -> dict:
+        diff = v - w_before
+        w0 = model.probabilities(start_idx)[0]
+        out = {"iteration": it, "phase": phase, "states_solved": solved,
+               "seconds": round(clock() - t0, 2), "solve_seconds": round(solve_s, 3),
+               "fit_seconds": round(fit_s, 3), "bellman_residual": float(np.abs(diff).max()),
+               "bellman_rms": float(np.sqrt(np.mean(diff ** 2))),
+               "mover_rms": float(np.sqrt(np.mean(diff[:, 0] ** 2))),
+               "fit_rmse": float(np.sqrt(np.mean(fit_err ** 2)))}
+        out.update({f"w_start_{k}": float(w0[k]) for k in range(n_players)})
+        return out
+
+    solved = curve[-1]["states_solved"] if curve else 0
+    it = start_it - 1
+    try:
+        for it in range(start_it, config.max_iterations + 1):
+            ta = clock()
+            idx = sample_states(np.random.default_rng([config.seed, it]), config.states,
+                                n_players, tm.n_scores, config.zero_prob)
+            w_before = model.probabilities(idx)
+            v = solve_n_turns(tm, idx, model.probabilities).start
+            solved += len(idx)
+            buffer.add(model, idx, v)
+            tb = clock()
+            _fit_n(model, opt, buffer.tensors(), config.fit_steps, config.batch,
+                   _generator(config.seed, it))
+            tc = clock()
+            curve.append(row(it, "iterate", solved, tb - ta, tc - tb, w_before, v,
+                             model.probabilities(idx) - v))
+            rms = curve[-1]["bellman_rms"]
+            if rms < stop["best"] * (1.0 - config.min_improvement):
+                stop["best"], stop["since_best"] = rms, 0
+            else:
+                stop["since_best"] += 1
+            stop["solve_seconds"] = max(stop["solve_seconds"], tb - ta)
+            stop["step_seconds"] = max(stop["step_seconds"], (tc - tb) / config.fit_steps)
+            if bar is not None:
+                bar.update(1)
+                bar.set_postfix(rms=f"{rms:.1e}", w0=f"{curve[-1]['w_start_0']:.3f}")
+            last = (it == config.max_iterations
+                    or (it >= config.min_iterations and stop["since_best"] >= config.patience))
+            if budget is not None and not last:
+                step, solve = stop["step_seconds"], stop["solve_seconds"]
+                polish = (solve * config.final_states / config.states
+                          + step * config.final_steps) if config.final_steps else 0.0
+                last = clock() - t0 + solve + step * config.fit_steps + polish > budget
+            if ckpt is not None and (last or it % config.checkpoint_every == 0):
+                _save_n_checkpoint(ckpt, model, opt, config, curve, it, clock() - t0, buffer,
+                                   stop)
+            if last:
+                break
+    finally:
+        if bar is not None:
+            bar.close()
+    if config.final_steps and curve and curve[-1]["phase"] == "iterate":
+        ta = clock()
+        idx = sample_states(np.random.default_rng([config.seed, 10**9]), config.final_states,
+                            n_players, tm.n_scores, config.zero_prob)
+        w_before = model.probabilities(idx)
+        v = solve_n_turns(tm, idx, model.probabilities).start
+        solved += len(idx)
+        buffer.add(model, idx, v)
+        tb = clock()
+        for group in opt.param_groups:
+            group["lr"] = config.lr
+        sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, config.final_steps,
+                                                           eta_min=config.lr / 100)
+        _fit_n(model, opt, buffer.tensors(), config.final_steps, config.batch,
+               _generator(config.seed, 10**9), sched)
+        tc = clock()
+        curve.append(row(it + 1, "polish", solved, tb - ta, tc - tb, w_before, v,
+                         model.probabilities(idx) - v))
+    return NTrainResult(model, config, curve, clock() - t0)
+
+
+def write_n_outputs(result: NTrainResult, model_path: str | Path) -> dict[str, Path]:
+    """Write an N-player model and, next to it, its learning curve (as :func:`write_outputs`)."""
+    return write_model_and_curve(result, model_path, n_curve_columns(result.model.num_players))
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse with one-line errors (exit code 2)."""
 
@@ -214,57 +556,145 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
+def _hidden(text: str) -> tuple[int, ...]:
+    try:
+        widths = tuple(int(w) for w in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected widths such as 128,128, got {text!r}") \
+            from None
+    if not widths or min(widths) < 1:
+        raise argparse.ArgumentTypeError(f"widths must be positive, got {text!r}")
+    return widths
+
+
+#: options of the N-player trainer only
+N_ONLY = ("states", "hidden", "resume")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """The CLI: train a 5000 learned-value model and write it.
 
-    Writes ``model.pt`` and ``model.curve.{csv,json}`` under ``--out`` (default
-    ``runs/learned-value-fivethousand-seed<seed>/``) and, with ``--export PATH``, the same
-    model and curve at ``PATH`` (e.g. ``results/models/learned-value-fivethousand.pt``).
+    Two players (default): writes ``model.pt`` and ``model.curve.{csv,json}`` under ``--out``
+    (default ``runs/learned-value-fivethousand-seed<seed>/``) and, with ``--export PATH``, the
+    same model and curve at ``PATH`` (e.g. ``results/models/learned-value-fivethousand.pt``).
+    ``--players N`` (3 to 6): the N-player network (:func:`train_n`), run folder
+    ``runs/learned-value-fivethousand-<N>p-seed<seed>/`` with its training checkpoint
+    ``model.ckpt`` (``--resume`` continues it); ``--export default`` names
+    ``results/models/learned-value-fivethousand-<N>p.pt``, where
+    ``agents.make("learned-value", "fivethousand", num_players=N)`` finds it.
     Returns the exit code (2 with a one-line message for bad arguments).
     """
     parser = _Parser(prog="train_learned_value.py fivethousand",
-                     description="Train the 5000 learned-value player (fitted value iteration).")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the initial weights")
+                     description="Train the 5000 learned-value player (fitted value iteration): "
+                                 "two players, or --players N for an N-player network.")
+    parser.add_argument("--players", type=int, default=2,
+                        help="players at the table: 2 (default) or 3 to 6 (an N-player model)")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="seed of the initial weights (and, N players, of the states)")
     parser.add_argument("--out", type=Path, default=None,
-                        help="run folder (default runs/learned-value-fivethousand-seed<seed>/)")
-    parser.add_argument("--export", type=Path, default=None,
-                        help="also write the model here (and its curve next to it)")
-    parser.add_argument("--minutes", type=float, default=10.0, help="wall-clock budget")
-    parser.add_argument("--max-iterations", type=int, default=TrainConfig.max_iterations)
-    parser.add_argument("--fit-steps", type=int, default=TrainConfig.fit_steps,
-                        help="Adam steps per iteration")
-    parser.add_argument("--final-steps", type=int, default=TrainConfig.final_steps,
-                        help="steps of the final polishing fit")
+                        help="run folder (default runs/learned-value-fivethousand-seed<seed>/, "
+                             "N players runs/learned-value-fivethousand-<N>p-seed<seed>/)")
+    parser.add_argument("--export", default=None, metavar="PATH",
+                        help="also write the model here (and its curve next to it); 'default' "
+                             "means results/models/learned-value-fivethousand.pt (N players: "
+                             "learned-value-fivethousand-<N>p.pt)")
+    parser.add_argument("--minutes", type=float, default=None,
+                        help="wall-clock budget (default 10; N players 30, counting the time of "
+                             "the resumed run)")
+    parser.add_argument("--max-iterations", type=int, default=None,
+                        help=f"fixed-point iterations at most (default "
+                             f"{TrainConfig.max_iterations}; N players "
+                             f"{NTrainConfig.max_iterations})")
+    parser.add_argument("--fit-steps", type=int, default=None,
+                        help=f"Adam steps per iteration (default {TrainConfig.fit_steps}; N "
+                             f"players {NTrainConfig.fit_steps})")
+    parser.add_argument("--final-steps", type=int, default=None,
+                        help=f"steps of the final polishing fit (default "
+                             f"{TrainConfig.final_steps}; N players {NTrainConfig.final_steps})")
+    parser.add_argument("--states", type=int, default=None,
+                        help=f"N players: states solved per iteration (default "
+                             f"{NTrainConfig.states})")
+    parser.add_argument("--hidden", type=_hidden, default=None,
+                        help=f"N players: hidden widths (default "
+                             f"{','.join(map(str, NTrainConfig.hidden))})")
+    parser.add_argument("--resume", action="store_true",
+                        help="N players: continue the run folder's checkpoint (model.ckpt)")
     parser.add_argument("--threads", type=int, default=1, help="torch threads (0: default)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
-    if not args.minutes > 0:
+    n = args.players
+    if n != 2 and not MIN_N_PLAYERS <= n <= MAX_N_PLAYERS:
+        parser.error(f"--players must be 2 or {MIN_N_PLAYERS} to {MAX_N_PLAYERS}, got {n}")
+    if n == 2:
+        given = [name for name in N_ONLY if getattr(args, name) not in (None, False)]
+        if given:
+            parser.error(f"--{given[0]} is an option of the N-player trainer (--players 3 to "
+                         f"{MAX_N_PLAYERS})")
+    if args.minutes is not None and not args.minutes > 0:
         parser.error(f"--minutes must be positive, got {args.minutes}")
-    if args.max_iterations < 1:
+    if args.max_iterations is not None and args.max_iterations < 1:
         parser.error(f"--max-iterations must be at least 1, got {args.max_iterations}")
-    if args.fit_steps < 1 or args.final_steps < 0:
+    if ((args.fit_steps is not None and args.fit_steps < 1)
+            or (args.final_steps is not None and args.final_steps < 0)):
         parser.error("--fit-steps must be at least 1 and --final-steps at least 0")
+    if args.states is not None and args.states < 1:
+        parser.error(f"--states must be at least 1, got {args.states}")
     if args.threads < 0:
         parser.error(f"--threads must be 0 or more, got {args.threads}")
-    out = args.out or Path("runs") / f"learned-value-fivethousand-seed{args.seed}"
+    name = "learned-value-fivethousand" + ("" if n == 2 else f"-{n}p")
+    out = args.out or Path("runs") / f"{name}-seed{args.seed}"
     if out.exists() and not out.is_dir():
         parser.error(f"--out {out} exists and is not a folder")
-    if args.export is not None and args.export.is_dir():
-        parser.error(f"--export {args.export} is a folder; give a file path such as "
-                     f"results/models/learned-value-fivethousand.pt")
-    config = TrainConfig(seed=args.seed, minutes=args.minutes,
-                         max_iterations=args.max_iterations, fit_steps=args.fit_steps,
-                         final_steps=args.final_steps,
-                         min_iterations=min(TrainConfig.min_iterations, args.max_iterations),
-                         threads=args.threads, progress=not args.no_progress)
-    result = train(config)
-    paths = write_outputs(result, out / "model.pt")
-    if args.export is not None:
-        paths = write_outputs(result, args.export)
-    last = result.curve[-1]
-    print(f"trained in {result.seconds:.0f} s, {len(result.curve)} iterations; Bellman "
-          f"residual {last['bellman_residual']:.2e}, W(0, 0) = {last['w_start']:.4f}; "
-          f"model {paths['model']}")
+    export = args.export
+    if export == "default":
+        export = DEFAULT_MODEL_PATH if n == 2 else n_player_model_path(n)
+    elif export is not None:
+        export = Path(export)
+        if export.is_dir():
+            parser.error(f"--export {export} is a folder; give a file path such as "
+                         f"results/models/{name}.pt")
+    if n == 2:
+        d2 = TrainConfig()
+        max_it = d2.max_iterations if args.max_iterations is None else args.max_iterations
+        config = TrainConfig(seed=args.seed, minutes=10.0 if args.minutes is None else args.minutes,
+                             max_iterations=max_it,
+                             fit_steps=d2.fit_steps if args.fit_steps is None else args.fit_steps,
+                             final_steps=(d2.final_steps if args.final_steps is None
+                                          else args.final_steps),
+                             min_iterations=min(d2.min_iterations, max_it),
+                             threads=args.threads, progress=not args.no_progress)
+        result = train(config)
+        paths = write_outputs(result, out / "model.pt")
+        if export is not None:
+            paths = write_outputs(result, export)
+        last = result.curve[-1]
+        print(f"trained in {result.seconds:.0f} s, {len(result.curve)} iterations; Bellman "
+              f"residual {last['bellman_residual']:.2e}, W(0, 0) = {last['w_start']:.4f}; "
+              f"model {paths['model']}")
+        return 0
+
+    dn = NTrainConfig()
+    max_it = dn.max_iterations if args.max_iterations is None else args.max_iterations
+    config_n = NTrainConfig(
+        num_players=n, seed=args.seed, minutes=dn.minutes if args.minutes is None else args.minutes,
+        max_iterations=max_it, min_iterations=min(dn.min_iterations, max_it),
+        fit_steps=dn.fit_steps if args.fit_steps is None else args.fit_steps,
+        final_steps=dn.final_steps if args.final_steps is None else args.final_steps,
+        states=dn.states if args.states is None else args.states,
+        hidden=dn.hidden if args.hidden is None else args.hidden,
+        threads=args.threads, progress=not args.no_progress)
+    ckpt = out / "model.ckpt"
+    if args.resume and not ckpt.is_file():
+        print(f"no checkpoint at {ckpt}: starting a new run", file=sys.stderr)
+    result_n = train_n(config_n, checkpoint=ckpt, resume=args.resume)
+    paths = write_n_outputs(result_n, out / "model.pt")
+    if export is not None:
+        paths = write_n_outputs(result_n, export)
+    last = result_n.curve[-1]
+    w0 = ", ".join(f"{last[f'w_start_{k}']:.4f}" for k in range(n))
+    print(f"trained {n} players in {result_n.seconds:.0f} s, {len(result_n.curve)} iterations; "
+          f"Bellman RMS {last['bellman_rms']:.2e}, W(0, ..., 0) = ({w0}); model "
+          f"{paths['model']} (resume with --resume --out {out})")
     return 0
 
 
