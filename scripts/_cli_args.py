@@ -13,6 +13,24 @@ from collections.abc import Callable
 from pathlib import Path
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """argparse with one-line errors (exit code 2)."""
+
+    def error(self, message: str):  # type: ignore[override]
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def hidden_widths(text: str) -> tuple[int, ...]:
+    """An argparse ``type``: hidden layer widths such as ``64,64``."""
+    try:
+        widths = tuple(int(w) for w in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected widths such as 64,64, got {text!r}") from None
+    if not widths or min(widths) < 1:
+        raise argparse.ArgumentTypeError(f"widths must be positive, got {text!r}")
+    return widths
+
+
 def at_least(minimum: int) -> Callable[[str], int]:
     """An argparse ``type``: an integer no smaller than ``minimum``."""
 

@@ -17,33 +17,19 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _cli_args import OneLineParser, hidden_widths  # noqa: E402
+
 SCORECARD_GAMES = ("penta", "dice-poker", "yahtzee-official", "yahtzee-free-joker",
                    "yahtzee-no-bonus")
 FIVE_THOUSAND = "fivethousand"
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse with one-line errors (exit code 2)."""
-
-    def error(self, message: str):  # type: ignore[override]
-        self.exit(2, f"{self.prog}: error: {message}\n")
-
-
-def _hidden(text: str) -> tuple[int, ...]:
-    try:
-        widths = tuple(int(w) for w in text.split(","))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected widths such as 64,64, got {text!r}") from None
-    if not widths or min(widths) < 1:
-        raise argparse.ArgumentTypeError(f"widths must be positive, got {text!r}")
-    return widths
 
 
 def build_parser() -> argparse.ArgumentParser:
     from agents.training.learned_value.scorecard import TrainConfig
 
     d = TrainConfig()
-    p = _Parser(prog="train_learned_value.py", description=__doc__.splitlines()[0],
+    p = OneLineParser(prog="train_learned_value.py", description=__doc__.splitlines()[0],
                 epilog="Output: --out folder (default runs/learned-value-<GAME>-seed<SEED>/); "
                        "results/models/ only with --export.")
     p.add_argument("game", help=f"one of {', '.join(SCORECARD_GAMES + (FIVE_THOUSAND,))} "
@@ -67,7 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"games per refinement pass (default {d.refine_games})")
     p.add_argument("--refine-steps", type=int, default=d.refine_steps,
                    help=f"Adam steps per layer in a refinement pass (default {d.refine_steps})")
-    p.add_argument("--hidden", type=_hidden, default=d.hidden,
+    p.add_argument("--hidden", type=hidden_widths, default=d.hidden,
                    help=f"hidden widths of each layer's MLP (default "
                         f"{','.join(map(str, d.hidden))})")
     p.add_argument("--threads", type=int, default=d.threads,

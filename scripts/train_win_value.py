@@ -19,33 +19,16 @@ from collections.abc import Sequence
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _cli_args import at_least  # noqa: E402
+from _cli_args import OneLineParser, at_least, hidden_widths  # noqa: E402
 
 GAMES = ("penta", "dice-poker")
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse with one-line errors (exit code 2)."""
-
-    def error(self, message: str):  # type: ignore[override]
-        self.exit(2, f"{self.prog}: error: {message}\n")
-
-
-def _hidden(text: str) -> tuple[int, ...]:
-    try:
-        widths = tuple(int(w) for w in text.split(","))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected widths such as 64,64, got {text!r}") from None
-    if not widths or min(widths) < 1:
-        raise argparse.ArgumentTypeError(f"widths must be positive, got {text!r}")
-    return widths
 
 
 def build_parser() -> argparse.ArgumentParser:
     from agents.training.win_value import TrainConfig
 
     d = TrainConfig()
-    p = _Parser(prog="train_win_value.py", description=__doc__.splitlines()[0],
+    p = OneLineParser(prog="train_win_value.py", description=__doc__.splitlines()[0],
                 epilog="Output: --out folder (default runs/win-value-<GAME>-seed<SEED>/); "
                        "results/models/ only with --export.")
     p.add_argument("game", choices=GAMES, help="the game")
@@ -61,7 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"turn starts sampled and solved per layer (default {d.states_per_layer})")
     p.add_argument("--steps", type=at_least(1), default=d.steps,
                    help=f"Adam steps per layer (default {d.steps})")
-    p.add_argument("--hidden", type=_hidden, default=d.hidden,
+    p.add_argument("--hidden", type=hidden_widths, default=d.hidden,
                    help=f"hidden widths of each layer's MLP (default "
                         f"{','.join(map(str, d.hidden))})")
     p.add_argument("--threads", type=at_least(1), default=1,

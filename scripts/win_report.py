@@ -34,7 +34,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from _cli_args import at_least, output_folder  # noqa: E402
+from _cli_args import OneLineParser, at_least, output_folder  # noqa: E402
 
 GAMES = ["penta", "dice-poker"]
 #: dice sets per table size in the full run: enough for a paired CI half-width of about 0.004
@@ -44,13 +44,8 @@ QUICK_SETS = 60
 TURNS_PLOTTED = (6, 9, 11, 12)  # filled boxes at the start of the turn (turn k + 1)
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str):  # type: ignore[override]
-        self.exit(2, f"{self.prog}: error: {message}\n")
-
-
 def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="win_report.py", description=__doc__.splitlines()[0])
+    p = OneLineParser(prog="win_report.py", description=__doc__.splitlines()[0])
     p.add_argument("--games", nargs="+", choices=GAMES, default=GAMES, help="scorecard games")
     p.add_argument("--players", nargs="+", type=int, default=[2, 4],
                    help="table sizes, 2 to 6 (default 2 4)")
