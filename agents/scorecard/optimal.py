@@ -20,7 +20,7 @@ import os
 
 import numpy as np
 
-from agents.scorecard.choice import best_legal_action
+from agents.scorecard.choice import act_batch_by_values, act_by_values, best_legal_action
 from agents.solvers import scorecard_dp as DP
 from agents.solvers import scorecard_kernels as K
 from dice_env import dice as D
@@ -125,24 +125,14 @@ class OptimalAgent:
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         """The optimal legal action for one observation (ties: score rather than reroll)."""
-        observation = np.asarray(observation)
-        if observation.ndim != 1:
-            raise ValueError(f"act takes one observation, got shape {observation.shape}; use "
-                             "act_batch for a batch")
-        return int(best_legal_action(self._values_one(observation), action_mask))
+        return act_by_values(self._values_one, observation, action_mask)
 
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """One optimal legal action per row of ``observations`` / ``masks`` (``(N, ...)``).
 
         Large batches are evaluated in parallel on all numba threads.
         """
-        observations = np.asarray(observations)
-        if observations.ndim != 2:
-            raise ValueError(f"act_batch takes (N, obs_dim) observations, got "
-                             f"{observations.shape}")
-        if len(observations) == 0:
-            return np.zeros(0, dtype=np.int64)
-        return best_legal_action(self.action_values(observations), masks).astype(np.int64)
+        return act_batch_by_values(self.action_values, observations, masks)
 
     # -- decisions from game states ----------------------------------------------------------
 

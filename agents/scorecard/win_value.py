@@ -50,7 +50,7 @@ from scipy.special import ndtr
 from torch import nn
 
 from agents.networks import mlp
-from agents.scorecard.choice import best_legal_action
+from agents.scorecard.choice import act_batch_by_values, act_by_values
 from agents.scorecard.learned_value import n_features, rules_of, state_features
 from agents.scorecard.score_spread import ScoreMoments, load_or_compute_spread
 from agents.scorecard.turn_policy import Turn, solve_turn, turn_leaves
@@ -505,21 +505,11 @@ class WinValueAgent:
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         """The legal action with the highest P(win) for one match observation."""
-        observation = np.asarray(observation)
-        if observation.ndim != 1:
-            raise ValueError(f"act takes one observation, got shape {observation.shape}; use "
-                             "act_batch for a batch")
-        return int(best_legal_action(self.action_values(observation), action_mask))
+        return act_by_values(self.action_values, observation, action_mask)
 
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """One best legal action per row of ``observations`` / ``masks`` (``(N, ...)``)."""
-        observations = np.asarray(observations)
-        if observations.ndim != 2:
-            raise ValueError(f"act_batch takes (N, obs_dim) observations, got "
-                             f"{observations.shape}")
-        if len(observations) == 0:
-            return np.zeros(0, dtype=np.int64)
-        return best_legal_action(self.action_values(observations), masks).astype(np.int64)
+        return act_batch_by_values(self.action_values, observations, masks)
 
 
 def _subview(view: MatchView, rows: np.ndarray) -> MatchView:
