@@ -143,8 +143,9 @@ def measure_tables(game: str, players: int, sets: int, seed: int, progress: bool
            "seats": [_ci(s) for s in tables.seat_values()],
            "reference_seats": [_ci(s) for s in reference.seat_values()],
            "seconds": round(seconds, 1)}
-    if players == 2:  # a score-optimal pair splits the points: the reference is worth 1/2
-        row["paired_share"] = _ci((0.5 + diff["share"][0], diff["share"][1]))
+    # N score-optimal players are exchangeable, so the reference is worth exactly 1/N in
+    # expectation and 1/N + the paired gain estimates the share without the dice's noise
+    row["paired_share"] = _ci((1 / players + diff["share"][0], diff["share"][1]))
     return row, tables, reference
 
 
@@ -301,12 +302,16 @@ def to_markdown(report: dict) -> str:
                 f"{100 * r['gain'][1]:.2f} | {100 * rates['win']:.1f} / "
                 f"{100 * rates['tie']:.1f} / {100 * rates['loss']:.1f} % | "
                 f"{r['total_cost'][0]:+.2f} ± {r['total_cost'][1]:.2f} | {seats} % |")
-        lines += ["", "With two players a score-optimal pair splits the points evenly, so "
-                  "1/2 + the paired gain is also an estimate of the win share, with the gain's "
-                  "(narrower) CI:", ""]
+        lines += ["", "A table of N score-optimal players is exchangeable, so the player in its "
+                  "place is worth exactly 1/N in expectation, and 1/N + the paired gain is an "
+                  "unbiased estimate of the win share with the gain's (narrower) CI:", ""]
         for r in rows:
             if "paired_share" in r:
-                lines.append(f"- {r['game']}: {pct(r['paired_share'])}")
+                fair = 1 / r["players"]
+                low = r["paired_share"][0] - r["paired_share"][1]
+                verdict = "excludes" if low > fair else "does not exclude"
+                lines.append(f"- {r['game']}, {r['players']} players: {pct(r['paired_share'])} "
+                             f"({verdict} {100 * fair:.0f} %)")
         lines.append("")
     for game, seeds in report["seeds"].items():
         if not seeds:
