@@ -14,6 +14,11 @@
 3. **5000 for three**: the exact three-player solution's values, its distance from an
    equilibrium and its win share against two heuristic bots
    (:func:`agents.evaluation.fivethousand_three.three_player_report`).
+4. **5000 for N players, learned value**: the committed N-player learned-value models
+   (``--fivethousand-players``, default 3 and 4) against the exact three-player profile
+   (exactly, and in matches), against N - 1 heuristic bots and against N - 1 two-player optima
+   that play the leader, each beside the old leader approximation
+   (:func:`agents.evaluation.fivethousand_n_players.learned_value_n_player_report`).
 
 Writes ``win.md``, ``win.json``, ``win_leads.png`` (win share against the lead at the start of
 a turn, win-value and score-optimal) and ``win_curves.png`` (learning curves).  The documented
@@ -65,6 +70,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="do not commit the median seed's model to results/models/")
     p.add_argument("--fivethousand-matches", type=at_least(0), default=20_000,
                    help="3-player 5000 matches against two heuristic bots (0: skip 5000)")
+    p.add_argument("--fivethousand-players", nargs="+", type=int, default=[3, 4],
+                   help="table sizes of the N-player learned-value 5000 section (default 3 4; "
+                        "a size without a committed model is listed as such)")
+    p.add_argument("--fivethousand-n-matches", type=at_least(0), default=12_000,
+                   help="5000 matches of each N-player learned-value series (0: skip it)")
     p.add_argument("--seed", type=int, default=0, help="dice seed of the evaluation")
     p.add_argument("--quick", action="store_true",
                    help=f"a smoke run: {QUICK_SETS} dice sets, the committed models, no seeds")
@@ -336,8 +346,54 @@ def to_markdown(report: dict) -> str:
     ft = report.get("fivethousand")
     if ft:
         lines += fivethousand_markdown(ft)
+    if report.get("fivethousand_n"):
+        lines += fivethousand_n_markdown(report["fivethousand_n"])
     lines += ["![learning curves](win_curves.png)", ""]
     return "\n".join(lines)
+
+
+def _share(r: dict | None) -> str:
+    if not r:
+        return "-"
+    return f"{100 * r['win_rate']:.2f} % [{100 * r['ci95'][0]:.2f}, {100 * r['ci95'][1]:.2f}]"
+
+
+def fivethousand_n_markdown(ft: dict) -> list[str]:
+    """The N-player learned-value 5000 section: one row per table size and opposition."""
+    lines = ["## 5000 for N players: learned value", "",
+             "`agents.make(\"learned-value\", \"fivethousand\", num_players=N)` plays with one "
+             "network of every seat's P(win) over the N scores (exact turn solve, max-n "
+             "decisions; `results/models/learned-value-fivethousand-<N>p.pt`). *Before* is the "
+             "learned player's leader approximation (its two-player model against the highest "
+             "other score). Seat-balanced win shares over "
+             f"{ft['matches']} games per series (dice seed {ft['seed']}); a fair share is 1/N.",
+             "", "| players | opponents | N-player model | before (leader approx.) |",
+             "|---|---|---|---|"]
+    for n, e in sorted(ft["by_players"].items(), key=lambda kv: int(kv[0])):
+        if not e.get("model"):
+            lines.append(f"| {n} | (no committed model) | - | - |")
+            continue
+        if "exact" in e:
+            ex, old = e["exact"], e.get("exact_leader")
+            seats = " / ".join(f"{p:.4f}" for p in ex["seat_win_probabilities"])
+            before = "-" if not old else f"{100 * old['win_share']:.3f} % (exact)"
+            lines.append(f"| {n} | two exact three-player optima, exact (seats {seats}) | "
+                         f"{100 * ex['win_share']:.3f} % | {before} |")
+            lines.append(f"| {n} | two exact three-player optima, matches | "
+                         f"{_share(e.get('vs_optimal'))} | {_share(e.get('leader_vs_optimal'))} |")
+        lines.append(f"| {n} | {int(n) - 1} heuristic bots | {_share(e.get('vs_heuristic'))} | "
+                     f"{_share(e.get('leader_vs_heuristic'))} |")
+        lines.append(f"| {n} | {int(n) - 1} two-player optima against the leader | "
+                     f"{_share(e.get('vs_leader_optimal'))} | "
+                     f"{_share(e.get('leader_vs_leader_optimal'))} |")
+    trained = [f"{n} players: seed {e['training']['seed']}, {e['training']['seconds']:.0f} s"
+               for n, e in sorted(ft["by_players"].items(), key=lambda kv: int(kv[0]))
+               if e.get("training") and e["training"].get("seconds") is not None]
+    if trained:
+        lines += ["", "Committed models (median of seeds 0-2): " + "; ".join(trained) + ". "
+                  "Train: `python scripts/train_learned_value.py fivethousand --players N "
+                  "--seed S`."]
+    return lines + [""]
 
 
 def fivethousand_markdown(ft: dict) -> list[str]:
@@ -403,8 +459,9 @@ def merge_earlier(report: dict, path: Path) -> dict:
         for key in ("seeds", "committed"):
             report[key] = {**old.get(key, {}), **report[key]}
         report["leads"] = {**_int_keys(old.get("leads", {})), **report["leads"]}
-        if "fivethousand" not in report and "fivethousand" in old:
-            report["fivethousand"] = old["fivethousand"]
+        for key in ("fivethousand", "fivethousand_n"):
+            if key not in report and key in old:
+                report[key] = old[key]
         commands = old.get("commands", [old.get("command", "")])
         report["commands"] = [c for c in commands if c and c != report["command"]] + \
             [report["command"]]
@@ -449,6 +506,12 @@ def main(argv: list[str] | None = None) -> dict:
 
         report["fivethousand"] = three_player_report(
             matches=QUICK_SETS if args.quick else args.fivethousand_matches, seed=args.seed)
+    if args.fivethousand_n_matches:
+        from agents.evaluation.fivethousand_n_players import learned_value_n_player_report
+
+        report["fivethousand_n"] = learned_value_n_player_report(
+            tuple(args.fivethousand_players), seed=args.seed,
+            matches=QUICK_SETS if args.quick else args.fivethousand_n_matches)
     report["seconds"] = round(time.perf_counter() - start, 1)
     from dice_env.io import atomic_write_text
 
