@@ -23,7 +23,6 @@ The default model of a game is ``results/models/learned-value-<game>.pt``
 
 from __future__ import annotations
 
-import io
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
@@ -35,8 +34,8 @@ from torch import nn
 
 from agents.networks import mlp
 from agents.scorecard.choice import act_batch_by_values, act_by_values, best_legal_action
+from agents.scorecard.model_file import ModelFile
 from dice_env import dice as D
-from dice_env.io import atomic_write_bytes
 from dice_env.scorecard import game as G
 from dice_env.scorecard.observation import decode_observation
 from dice_env.scorecard.rules import (
@@ -427,7 +426,7 @@ class LayerNet(nn.Module):
         return self.offset + self.scale * self.mlp(x).squeeze(-1)
 
 
-class ValueModel(nn.Module):
+class ValueModel(ModelFile, nn.Module):
     """The learned turn-start value of a scorecard game: one :class:`LayerNet` per number of
     filled boxes ``k = 0 .. n_boxes - 1`` (a full card is worth 0).
 
@@ -435,6 +434,9 @@ class ValueModel(nn.Module):
         rules: the game.
         hidden: hidden widths of each layer's MLP.
     """
+
+    FILE_FORMAT = "learned-value"
+    FEATURE_VERSION = FEATURE_VERSION
 
     def __init__(self, rules: Rules, hidden: tuple[int, ...] = (64, 64)) -> None:
         super().__init__()
@@ -459,36 +461,6 @@ class ValueModel(nn.Module):
             x = self.features(open_[rows], np.asarray(upper)[rows], np.asarray(five)[rows])
             out[rows] = self.layers[int(k)](x.to(device)).double().cpu().numpy()
         return out
-
-    def to_bytes(self, meta: dict | None = None) -> bytes:
-        """The model (rules, sizes, weights and ``meta``) as ``torch.save`` bytes."""
-        buf = io.BytesIO()
-        torch.save({"format": "learned-value", "feature_version": FEATURE_VERSION,
-                    "rules": self.rules.knobs(), "hidden": list(self.hidden),
-                    "state_dict": {k: v.detach().cpu().clone()
-                                   for k, v in self.state_dict().items()},
-                    "meta": meta or {}}, buf)
-        return buf.getvalue()
-
-    def save(self, path: str | Path, meta: dict | None = None) -> None:
-        """Write the model to ``path`` atomically."""
-        atomic_write_bytes(path, self.to_bytes(meta))
-
-    @classmethod
-    def load(cls, path: str | Path, device: str = "cpu") -> tuple[ValueModel, dict]:
-        """``(model, meta)`` read from a file written by :meth:`save`."""
-        blob = torch.load(path, map_location=device, weights_only=True)
-        if blob.get("format") != "learned-value":
-            raise ValueError(f"{path} is not a learned-value model")
-        if blob.get("feature_version") != FEATURE_VERSION:
-            raise ValueError(f"{path} was trained with feature version "
-                             f"{blob.get('feature_version')}, this code has {FEATURE_VERSION}; "
-                             "retrain it")
-        knobs = dict(blob["rules"])
-        knobs["boxes"], knobs["labels"] = tuple(knobs["boxes"]), tuple(knobs["labels"])
-        model = cls(Rules(**knobs), tuple(blob["hidden"]))
-        model.load_state_dict(blob["state_dict"])
-        return model.to(device).eval(), dict(blob.get("meta", {}))
 
 
 # -- the player ---------------------------------------------------------------------------------

@@ -40,7 +40,6 @@ cards and thresholds); the committed model is ``results/models/win-value-<game>.
 
 from __future__ import annotations
 
-import io
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -52,6 +51,7 @@ from torch import nn
 from agents.networks import mlp
 from agents.scorecard.choice import act_batch_by_values, act_by_values
 from agents.scorecard.learned_value import n_features, rules_of, state_features
+from agents.scorecard.model_file import ModelFile
 from agents.scorecard.score_spread import ScoreMoments, load_or_compute_spread
 from agents.scorecard.turn_policy import Turn, solve_turn, turn_leaves
 from agents.scorecard.win_threshold import (
@@ -65,7 +65,6 @@ from agents.scorecard.win_threshold import (
     two_turn_gains,
 )
 from dice_env import dice as D
-from dice_env.io import atomic_write_bytes
 from dice_env.scorecard.match_observation import (
     TOTAL_SCALE,
     match_observation_slices,
@@ -124,7 +123,7 @@ def next_turn_value(model: WinValueModel, moments: ScoreMoments, open_: np.ndarr
     return out
 
 
-class WinValueModel(nn.Module):
+class WinValueModel(ModelFile, nn.Module):
     """The P(win) at the start of a turn: one learned :class:`WinLayer` per number of filled
     boxes ``k = 0 .. n_boxes - 2``; a card with one box open is solved exactly
     (:func:`last_turn_values`), a full card is worth :func:`threshold_utility`.
@@ -133,6 +132,9 @@ class WinValueModel(nn.Module):
         rules: the game.
         hidden: hidden widths of each layer's MLP.
     """
+
+    FILE_FORMAT = "win-value"
+    FEATURE_VERSION = FEATURE_VERSION
 
     def __init__(self, rules: Rules, hidden: tuple[int, ...] = (64, 64)) -> None:
         super().__init__()
@@ -185,45 +187,6 @@ class WinValueModel(nn.Module):
                                      delta[rows], spread[rows])
             out[rows] = self.layers[int(k)](x, logit).double().numpy()
         return out
-
-    def to_bytes(self, meta: dict | None = None) -> bytes:
-        """The model (rules, sizes, weights and ``meta``) as ``torch.save`` bytes."""
-        buf = io.BytesIO()
-        torch.save({"format": "win-value", "feature_version": FEATURE_VERSION,
-                    "rules": self.rules.knobs(), "hidden": list(self.hidden),
-                    "state_dict": {k: v.detach().cpu().clone()
-                                   for k, v in self.state_dict().items()},
-                    "meta": meta or {}}, buf)
-        return buf.getvalue()
-
-    def save(self, path: str | Path, meta: dict | None = None) -> None:
-        """Write the model to ``path`` atomically."""
-        atomic_write_bytes(path, self.to_bytes(meta))
-
-    @classmethod
-    def from_bytes(cls, data: bytes, origin: str = "the model") -> tuple[WinValueModel, dict]:
-        """``(model, meta)`` from :meth:`to_bytes` output."""
-        try:
-            blob = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
-        except Exception as exc:  # torch raises several kinds on a damaged file
-            raise ValueError(f"{origin} is not a win-value model ({type(exc).__name__}); "
-                             "retrain it or point model_path at a good file") from None
-        if not isinstance(blob, dict) or blob.get("format") != "win-value":
-            raise ValueError(f"{origin} is not a win-value model")
-        if blob.get("feature_version") != FEATURE_VERSION:
-            raise ValueError(f"{origin} was trained with feature version "
-                             f"{blob.get('feature_version')}, this code has {FEATURE_VERSION}; "
-                             "retrain it")
-        knobs = dict(blob["rules"])
-        knobs["boxes"], knobs["labels"] = tuple(knobs["boxes"]), tuple(knobs["labels"])
-        model = cls(Rules(**knobs), tuple(blob["hidden"]))
-        model.load_state_dict(blob["state_dict"])
-        return model.eval(), dict(blob.get("meta", {}))
-
-    @classmethod
-    def load(cls, path: str | Path) -> tuple[WinValueModel, dict]:
-        """``(model, meta)`` read from a file written by :meth:`save`."""
-        return cls.from_bytes(Path(path).read_bytes(), str(path))
 
 
 # -- the match as the player sees it -----------------------------------------------------------
