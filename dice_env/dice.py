@@ -218,16 +218,22 @@ class DiceStream:
     generator is expected by the batched game cores, with the game ids of the batch rows.
 
     Args:
-        seed: the evaluation seed.
+        seed: the evaluation seed, or one seed per row (games of different evaluations side
+            by side: row ``i`` then draws from ``default_rng([seed[i], game_ids[i]])``).
         game_ids: the global game number of each row of the batch.
         block: throws pre-drawn per game at a time.
     """
 
-    def __init__(self, seed: int, game_ids, block: int = 48) -> None:
-        self.seed = int(seed)
+    def __init__(self, seed, game_ids, block: int = 48) -> None:
         self.game_ids = np.asarray(game_ids, dtype=np.int64)
+        if np.ndim(seed) == 0:
+            self.seed = int(seed)
+            seeds = [self.seed] * len(self.game_ids)
+        else:
+            self.seed = seeds = [int(s) for s in seed]
         self.block = int(block)
-        self._rngs = [np.random.default_rng([self.seed, int(g)]) for g in self.game_ids]
+        self._rngs = [np.random.default_rng([s, int(g)])
+                      for s, g in zip(seeds, self.game_ids, strict=True)]
         self._faces = np.stack([r.integers(1, N_FACES + 1, size=(self.block, N_DICE),
                                            dtype=np.int8) for r in self._rngs])
         self._used = np.zeros(len(self.game_ids), dtype=np.int64)

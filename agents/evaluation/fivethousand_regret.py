@@ -29,14 +29,21 @@ from typing import Any
 import numpy as np
 
 from agents.evaluation.fivethousand_matches import play_fivethousand_matches
-from agents.evaluation.scorecard_regret import TOLERANCE, GapEstimate, mean_ci
+from agents.evaluation.scorecard_regret import TOLERANCE, DecisionBatch, GapEstimate, mean_ci
 from dice_env.fivethousand import game as G
 from dice_env.fivethousand import rules as R
 
-__all__ = ["FiveThousandRegret", "fivethousand_gap"]
+__all__ = ["FiveThousandRegret", "action_cells", "fivethousand_gap"]
 
 MODES = ("two-player", "solo")
 ACTION_KINDS = ("roll on", "bank")
+
+
+def action_cells(chosen: np.ndarray, optimal: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The cells of the roll-on / bank table for decisions: ``(row, col)``, the policy's
+    choice and the optimum's (0 = roll on, 1 = bank; see :data:`ACTION_KINDS`)."""
+    return (((chosen & 1) == R.BANK).astype(np.int64),
+            ((optimal & 1) == R.BANK).astype(np.int64))
 
 
 @dataclass
@@ -60,6 +67,10 @@ class FiveThousandRegret(GapEstimate):
         action_counts, action_loss: ``(2, 2)`` rows the policy's choice (roll on, bank),
             columns the optimum's; counts and total loss (a tie counts as agreement).
         seconds: wall-clock time.
+        first: ``(games,)`` who opened each game (0: the policy, 1: the optimal player; two
+            players only).
+        trace: the policy's decisions as charged, step by step (``trace=True`` of
+            :func:`fivethousand_gap`; ``games`` there is the game's index), else ``None``.
     """
 
     mode: str
@@ -75,6 +86,8 @@ class FiveThousandRegret(GapEstimate):
     action_counts: np.ndarray
     action_loss: np.ndarray
     seconds: float = 0.0
+    first: np.ndarray | None = None
+    trace: list[DecisionBatch] | None = None
 
     @property
     def unit(self) -> str:
@@ -151,8 +164,9 @@ class FiveThousandRegret(GapEstimate):
 class _Recorder:
     """Charges the decisions of player 0 (the evaluated policy) their loss."""
 
-    def __init__(self, optimal: Any, n_games: int, solo: bool) -> None:
+    def __init__(self, optimal: Any, n_games: int, solo: bool, trace: bool = False) -> None:
         self.optimal = optimal
+        self.trace: list[DecisionBatch] | None = [] if trace else None
         self.solo = solo
         self.by_dice = np.zeros((n_games, R.N_DICE))
         self.decisions = np.zeros(R.N_DICE, dtype=np.int64)
@@ -178,15 +192,16 @@ class _Recorder:
         np.add.at(self.decisions, dice, 1)
         np.add.at(self.mistakes, dice, loss > 0)
         optimal = np.where(loss > 0, self.optimal.act_states(state, masks), chosen)
-        cell = (((chosen & 1) == R.BANK).astype(np.int64),
-                ((optimal & 1) == R.BANK).astype(np.int64))
+        cell = action_cells(chosen, optimal)
         np.add.at(self.action_counts, cell, 1)
         np.add.at(self.action_loss, cell, loss)
+        if self.trace is not None:
+            self.trace.append(DecisionBatch(rows, state, masks, values, chosen, optimal, loss))
 
 
 def fivethousand_gap(agent: Any, games: int = 4000, seed: int | None = 0, *,
                      mode: str = "two-player", optimal: Any = None, rules: Any = None,
-                     name: str | None = None) -> FiveThousandRegret:
+                     name: str | None = None, trace: bool = False) -> FiveThousandRegret:
     """Measure a 5000 policy's gap to the optimum, decision by decision.
 
     Args:
@@ -200,6 +215,7 @@ def fivethousand_gap(agent: Any, games: int = 4000, seed: int | None = 0, *,
         optimal: an :class:`agents.fivethousand.optimal.OptimalAgent` (default: built).
         rules: the 5000 rules (default: the standard game).
         name: the agent's name in reports.
+        trace: keep the policy's decisions as charged (:attr:`FiveThousandRegret.trace`).
 
     Returns:
         A :class:`FiveThousandRegret`.
@@ -215,7 +231,8 @@ def fivethousand_gap(agent: Any, games: int = 4000, seed: int | None = 0, *,
     seed = 0 if seed is None else int(seed)
     solo = mode == "solo"
     t0 = time.perf_counter()
-    recorder = _Recorder(optimal, games, solo)
+    recorder = _Recorder(optimal, games, solo, trace)
+    first = None
     if solo:
         outcome = play_solo_games(agent, games, rules=optimal.rules, seed=seed,
                                   on_decision=recorder).astype(np.float64)
@@ -224,6 +241,7 @@ def fivethousand_gap(agent: Any, games: int = 4000, seed: int | None = 0, *,
         result = play_fivethousand_matches([agent, optimal], games, seed=seed,
                                            rules=optimal.rules, on_decision=recorder)
         outcome = (result.winner == 0).astype(np.float64)
+        first = result.first
         p1 = float(optimal.first_player_win_probability)
         baseline = np.where(result.first == 0, p1, 1.0 - p1)
     return FiveThousandRegret(
@@ -232,4 +250,4 @@ def fivethousand_gap(agent: Any, games: int = 4000, seed: int | None = 0, *,
         per_game=recorder.by_dice.sum(axis=1), by_dice=recorder.by_dice,
         decisions=recorder.decisions, mistakes=recorder.mistakes,
         action_counts=recorder.action_counts, action_loss=recorder.action_loss,
-        seconds=time.perf_counter() - t0)
+        seconds=time.perf_counter() - t0, first=first, trace=recorder.trace)

@@ -10,7 +10,7 @@ short form that returns the final totals.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -100,7 +100,8 @@ def actions_of(agent: Any, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
 def run_scorecard_games(agent: Any, game: str | Rules, n_games: int, seed: int | None = 0,
                         batch_size: int = 10_000, canonical_holds: bool = True,
                         on_decision: DecisionCallback | None = None,
-                        progress: Any = None) -> ScorecardGames:
+                        progress: Any = None,
+                        game_seeds: Sequence[int] | np.ndarray | None = None) -> ScorecardGames:
     """Play ``n_games`` complete games with ``agent``; their final statistics.
 
     Games are played ``batch_size`` at a time with the batched game core.  The dice are common
@@ -121,17 +122,28 @@ def run_scorecard_games(agent: Any, game: str | Rules, n_games: int, seed: int |
         on_decision: called at every step with the decisions about to be played (see
             :data:`DecisionCallback`).
         progress: a tqdm-like bar, advanced by the games finished.
+        game_seeds: one seed per game instead of ``seed``: game ``i`` is then the first game
+            of the evaluation seeded ``game_seeds[i]`` (it draws from the stream
+            ``(game_seeds[i], 0)``), so any set of single-seed games plays side by side.
+            ``n_games`` must be its length.
     """
     rules = rules_of(game)
     if n_games < 0:
         raise ValueError(f"n_games must be >= 0, got {n_games}")
+    if game_seeds is not None:
+        game_seeds = np.asarray(game_seeds, dtype=np.int64).ravel()
+        if len(game_seeds) != n_games:
+            raise ValueError(f"{len(game_seeds)} game seeds for {n_games} games")
     if batch_size < 1:
         raise ValueError(f"batch_size must be >= 1, got {batch_size}")
     seed = 0 if seed is None else int(seed)
     out = ScorecardGames.empty(n_games)
     for start in range(0, n_games, batch_size):
         n = min(batch_size, n_games - start)
-        rng = DiceStream(seed, np.arange(start, start + n))
+        if game_seeds is None:
+            rng = DiceStream(seed, np.arange(start, start + n))
+        else:
+            rng = DiceStream(game_seeds[start:start + n], np.zeros(n, dtype=np.int64))
         state = G.ScorecardState.empty(rules, n)
         G.start_games(rules, state, np.ones(n, dtype=bool), rng)
         while True:

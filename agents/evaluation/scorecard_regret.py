@@ -19,6 +19,7 @@ classical estimate the regret is checked against.  It returns a :class:`Scorecar
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,7 +36,8 @@ from dice_env.dice import FRESH_ROLL_PROB, HOLD_KEEP, KEEP_TO_ROLL_PROB, N_HOLDS
 from dice_env.scorecard import game as G
 from dice_env.scorecard.rules import Rules
 
-__all__ = ["ScorecardRegret", "decision_kinds", "mean_ci", "optimality_gap"]
+__all__ = ["DecisionBatch", "ScorecardRegret", "box_cells", "decision_kinds", "mean_ci",
+           "optimality_gap"]
 
 Z95 = 1.959963984540054
 #: losses below this are rounding, not mistakes (the DP values are float64 sums)
@@ -61,6 +63,43 @@ def decision_kinds(rules: Rules) -> list[str]:
     r = rules.rolls_per_turn
     names = [f"hold after roll {k}" for k in range(1, r)]
     return names + [f"box after roll {r}"]
+
+
+def box_cells(chosen: np.ndarray, optimal: np.ndarray, n_boxes: int
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The cells of the box-vs-optimal table for decisions: ``(row, col, counted)``.
+
+    ``row`` is the box the policy scored (``n_boxes`` for a reroll), ``col`` the optimum's
+    choice, and ``counted`` the decisions the table counts (where either scored a box).
+    """
+    row = np.where(chosen >= N_HOLDS, chosen - N_HOLDS, n_boxes)
+    col = np.where(optimal >= N_HOLDS, optimal - N_HOLDS, n_boxes)
+    return row, col, (row != n_boxes) | (col != n_boxes)
+
+
+@dataclass
+class DecisionBatch:
+    """The decisions of one step of the games, as charged (kept when asked for a trace).
+
+    Attributes:
+        games: ``(N,)`` the game of each decision (its index in the evaluation).
+        state: the games' states before the decision (a copy).
+        masks: ``(N, n_actions)`` the legal actions.
+        values: ``(N, n_actions)`` the optimal action values ``Q*(s, a)`` of the optimal
+            player's tables (scorecard: points still to come; 5000: the mover's win
+            probability, or turns still to play solo).
+        chosen: ``(N,)`` the policy's actions; ``optimal``: the optimum's (the policy's own
+            on a tie).
+        loss: ``(N,)`` what each decision was charged.
+    """
+
+    games: np.ndarray
+    state: Any
+    masks: np.ndarray
+    values: np.ndarray
+    chosen: np.ndarray
+    optimal: np.ndarray
+    loss: np.ndarray
 
 
 class GapEstimate:
@@ -99,6 +138,10 @@ class ScorecardRegret(GapEstimate):
             / column is "reroll"); counts and points lost.  A choice that ties the optimum is
             counted on the diagonal.
         stats: the policy's final statistics (totals, upper bonus, five of a kind).
+        game_seeds: ``(games,)`` the seed of each game when it was played as the first game
+            of its own seed (``game_seeds`` of :func:`optimality_gap`), else ``None``.
+        trace: every decision as charged, step by step (``trace=True`` of
+            :func:`optimality_gap`), else ``None``.
         optimal_stats: the optimal player's on the same dice (``None`` if not played).
         seconds: wall-clock time of the evaluation.
         luck: ``(games,)`` how much the dice moved the optimal expected final score in each
@@ -129,6 +172,8 @@ class ScorecardRegret(GapEstimate):
     luck: np.ndarray | None = None
     realized: np.ndarray | None = None
     estimator: str = "regret"
+    game_seeds: np.ndarray | None = None
+    trace: list[DecisionBatch] | None = None
 
     # -- the gap (``gap``: mean points lost per game, the estimate of V*(s0) - V^pi(s0);
     # ``ci``: its 95 % interval) -------------------------------------------------------------
@@ -268,8 +313,9 @@ class _RegretRecorder:
     """
 
     def __init__(self, optimal: Any, rules: Rules, n_games: int, agent: Any = None,
-                 canonical_holds: bool = True) -> None:
+                 canonical_holds: bool = True, trace: bool = False) -> None:
         self.optimal = optimal
+        self.trace: list[DecisionBatch] | None = [] if trace else None
         self.rules = rules
         self.agent = agent
         self.canonical_holds = canonical_holds
@@ -311,12 +357,11 @@ class _RegretRecorder:
         np.add.at(self.mistakes, kind, loss > 0)
         # chosen box vs the optimum's: the policy's choice stands for the optimum's on a tie
         optimal = np.where(loss > 0, self.optimal.act_states(state, masks), chosen)
-        reroll = self.rules.n_boxes
-        row = np.where(chosen >= N_HOLDS, chosen - N_HOLDS, reroll)
-        col = np.where(optimal >= N_HOLDS, optimal - N_HOLDS, reroll)
-        boxes = (row != reroll) | (col != reroll)
+        row, col, boxes = box_cells(chosen, optimal, self.rules.n_boxes)
         np.add.at(self.box_counts, (row[boxes], col[boxes]), 1)
         np.add.at(self.box_loss, (row[boxes], col[boxes]), loss[boxes])
+        if self.trace is not None:
+            self.trace.append(DecisionBatch(games, state, masks, values, chosen, optimal, loss))
         if self.agent is not None:
             self._average_next(games, state, chosen)
 
@@ -379,7 +424,9 @@ def optimality_gap(agent: Any, game: str | Rules = "penta", games: int = 2000,
                    seed: int | None = 0, *, paired: bool = True, optimal: Any = None,
                    batch_size: int = 10_000, canonical_holds: bool = True,
                    name: str | None = None, progress: bool = False,
-                   dice_averaged: bool = False) -> ScorecardRegret:
+                   dice_averaged: bool = False,
+                   game_seeds: Sequence[int] | np.ndarray | None = None,
+                   trace: bool = False) -> ScorecardRegret:
     """Measure a policy's gap to the optimum on a scorecard game, decision by decision.
 
     Args:
@@ -405,6 +452,12 @@ def optimality_gap(agent: Any, game: str | Rules = "penta", games: int = 2000,
             weak policies whose losses depend on the dice -- at the cost of asking the policy
             about ~100 times more decisions.  The box table and mistake counts stay those of
             the decisions actually taken.
+        game_seeds: play one game per seed instead of ``games`` games of ``seed``: game ``i``
+            is the first game of the evaluation seeded ``game_seeds[i]`` -- the game
+            ``optimality_gap(agent, game, games=n, seed=game_seeds[i])`` plays first, for any
+            ``n`` (what :mod:`agents.evaluation.inspect_games` calls "seed S").  One game is
+            then enough (its interval is NaN).
+        trace: keep every decision as charged (:attr:`ScorecardRegret.trace`).
 
     Returns:
         A :class:`ScorecardRegret`: ``.gap`` (mean points lost per game), ``.ci`` (its 95 %
@@ -415,7 +468,12 @@ def optimality_gap(agent: Any, game: str | Rules = "penta", games: int = 2000,
     from agents.scorecard.optimal import OptimalAgent
 
     rules = rules_of(game)
-    if games < 2:
+    if game_seeds is not None:
+        game_seeds = np.asarray(game_seeds, dtype=np.int64).ravel()
+        if game_seeds.size == 0 or np.any(game_seeds < 0):
+            raise ValueError("game_seeds must be one or more non-negative seeds")
+        games, seed = len(game_seeds), int(game_seeds[0])
+    elif games < 2:
         raise ValueError(f"games must be at least 2 (for a confidence interval), got {games}")
     if optimal is None:
         optimal = OptimalAgent(rules)
@@ -424,7 +482,7 @@ def optimality_gap(agent: Any, game: str | Rules = "penta", games: int = 2000,
     seed = 0 if seed is None else int(seed)
     t0 = time.perf_counter()
     recorder = _RegretRecorder(optimal, rules, games, agent if dice_averaged else None,
-                               canonical_holds)
+                               canonical_holds, trace)
     bar = None
     if progress:
         from tqdm.auto import tqdm
@@ -433,11 +491,12 @@ def optimality_gap(agent: Any, game: str | Rules = "penta", games: int = 2000,
                    unit="game", leave=False)
     try:
         stats = run_scorecard_games(agent, rules, games, seed, batch_size, canonical_holds,
-                                    on_decision=recorder, progress=bar)
+                                    on_decision=recorder, progress=bar, game_seeds=game_seeds)
         optimal_stats = None
         if paired:
             optimal_stats = run_scorecard_games(optimal, rules, games, seed, batch_size,
-                                                canonical_holds, progress=bar)
+                                                canonical_holds, progress=bar,
+                                                game_seeds=game_seeds)
     finally:
         if bar is not None:
             bar.close()
@@ -454,4 +513,5 @@ def optimality_gap(agent: Any, game: str | Rules = "penta", games: int = 2000,
         mistakes=recorder.mistakes, box_counts=recorder.box_counts,
         box_loss=recorder.box_loss, stats=stats, optimal_stats=optimal_stats,
         seconds=time.perf_counter() - t0,
-        luck=recorder.luck + stats.total - recorder.expected_after)
+        luck=recorder.luck + stats.total - recorder.expected_after, game_seeds=game_seeds,
+        trace=recorder.trace)
