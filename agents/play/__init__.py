@@ -13,7 +13,7 @@ first; the highest TOTAL wins.  On your turn type
 ``h 1 3 4`` (or just ``1 3 4``) to hold the dice at those positions and reroll the others,
 ``r`` to reroll all five, ``s Fours`` / ``s 4`` to score a box, ``?`` for help, ``q`` to quit.
 As in the apps, after the last roll the computer's choice
-(:func:`agents.scorecard_bots.computer_choice`) is scored for you if you type nothing within
+(:func:`agents.scorecard.heuristic.computer_choice`) is scored for you if you type nothing within
 ``--auto-seconds`` seconds.  Typing stops that timer: a half-typed line (even one left
 without Enter) is never overruled, and if you erase it the timer starts again.  On a terminal,
 keys typed before a prompt appears are discarded, so they never answer it; this needs
@@ -22,22 +22,32 @@ editing (Backspace, Ctrl-U, Ctrl-W, Ctrl-D) and restores the terminal's settings
 With input from a pipe or a file (a script of moves), a partial line also stops the timer, but
 nothing is discarded: the lines read ahead are the script's next moves.
 
-5000: you sit at seat 0 of a :class:`~dice_env.fivethousand.env.FiveThousandEnv` against the
-bots (or alone in the solo env when there are none); ``r`` rolls on, ``b`` banks; what the
-bots did between your decisions (banks, busts, bumps, gifts) is printed.
+5000: you sit at seat 0 against the bots, one decision at a time on the one-game core (a seed
+deals the game :class:`~dice_env.fivethousand.env.FiveThousandEnv` deals with ``agent_seat=0``;
+alone, the solo env's game); ``r`` rolls on, ``b`` banks; what the bots did between your
+decisions (banks, busts, bumps, gifts) is printed.
 
 ``--advise`` shows, before each of your decisions, the optimal player's value of each option
 (expected final score; win probability in 5000 -- expected turns when alone), after it the
 cost of your choice, and at the end the total expected loss of your game.
 
+The web app (:mod:`.web`, ``dice-web`` / ``python scripts/web.py``) plays the same games in a
+browser.  A human's game is one model that both front-ends drive -- the screen differs, the
+game does not.
+
 The modules, one responsibility each:
 
 * :mod:`.cli` -- the command line (``main``);
-* :mod:`.scorecard_game`, :mod:`.fivethousand_game` -- the game loops: whose turn, the human's
-  decisions, the bots' turns, the advisor's values and the cost of each choice;
+* :mod:`.scorecard_session`, :mod:`.fivethousand_session` -- the game models, without input or
+  output: seats and bots, whose turn, the human's moves checked, the advisor's values and its
+  verdict on each choice, the computer's auto-score choice, the summary;
+* :mod:`.advisors` -- the optimal advisors, built once per process and shared;
+* :mod:`.scorecard_game`, :mod:`.fivethousand_game` -- the terminal's game loops over the
+  models: the screen, the prompts, the auto-score timer;
+* :mod:`.web` -- the web app (Starlette): its server, routes, views of the models, static page;
 * :mod:`.scorecard_table` -- the cards of a scorecard game on the match core;
 * :mod:`.scorecard_screen` -- the cards, totals and dice drawn as text;
 * :mod:`.commands` -- what the human types, parsed (pure functions), and the help texts;
 * :mod:`.line_input` -- reading a line from the terminal with a timeout that typing stops;
-* :mod:`.seats` -- the bots by name, the optimal advisor, the log of its verdicts.
+* :mod:`.seats` -- the bots by name, the log of the advisor's verdicts, a refused move.
 """

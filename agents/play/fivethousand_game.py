@@ -1,11 +1,10 @@
-"""A game of 5000 in the terminal: the human at seat 0 against the bots (alone: the
-solo env), with what the bots did between the human's decisions and the optimal advisor."""
+"""A game of 5000 in the terminal: the :class:`~agents.play.fivethousand_session.
+FiveThousandSession` (the human at seat 0 against the bots, or alone) on a text screen, with
+what the bots did between the human's decisions and the optimal advisor."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-
-import numpy as np
 
 from agents.play.commands import (
     FIVE_THOUSAND_HELP,
@@ -13,141 +12,104 @@ from agents.play.commands import (
     QuitGame,
     parse_fivethousand_command,
 )
+from agents.play.fivethousand_session import BANK, ROLL, FiveThousandSession
 from agents.play.line_input import Terminal
-from agents.play.seats import AdviceLog, load_fivethousand_optimal, make_bot, unique_names
+from agents.play.seats import IllegalMove
 
 
 class FiveThousandGame:
-    """A game of 5000: the human at seat 0 against the bots (alone: the solo env)."""
+    """A game of 5000 in the terminal: the human at seat 0 against the bots (or alone)."""
 
     def __init__(self, term: Terminal, opponents: Sequence[str], seed: int | None,
                  advise: bool) -> None:
-        from dice_env.fivethousand.env import FiveThousandEnv
-        from dice_env.fivethousand.solo import FiveThousandSoloEnv
-
+        self.session = FiveThousandSession(opponents, seed, advise)
         self.term = term
-        self.seed = seed
-        if opponents:
-            bots = [make_bot(name, "fivethousand") for name in opponents]
-            self.env = FiveThousandEnv(num_players=1 + len(bots), agent_seat=0, opponents=bots)
-        else:
-            self.env = FiveThousandSoloEnv()
-        self.rules = self.env.rules
-        self.names = unique_names(["you", *opponents])
-        self.solo = not opponents
-        self.log = AdviceLog(lower_is_better=self.solo,
-                             unit="turns" if self.solo else "percentage points of win chance")
-        self.advisor = None
         self.advise = advise
-        if advise:
-            self.advisor = load_fivethousand_optimal()
+        self.names = self.session.names
+        self.rules = self.session.rules
 
-    def _show(self, state: dict, events: list[dict]) -> None:
+    def _show(self, events: list[dict]) -> None:
         from dice_env.fivethousand.render import render_game
-        from dice_env.fivethousand.state import state_from_dict
 
-        st, _ = state_from_dict(self.rules, state, len(self.names))
+        st = self.session.game.to_state()
         self.term.say("")
         self.term.say(render_game(self.rules, st, names=self.names, events=events, you=0).rstrip())
 
-    def _advice(self, state: dict) -> dict[int, float] | None:
-        if self.advisor is None:
-            return None
-        values = self.advisor.advise(state)
-        if self.solo:
+    def _advice(self) -> None:
+        values = self.session.advice()
+        if values is None:
+            return
+        if self.session.solo:
             self.term.say("Advisor (expected turns still to play, fewest first):")
             for a, v in values.items():
-                self.term.say(f"  {v:8.2f}  {'bank' if a == 1 else 'roll on'}")
+                self.term.say(f"  {v:8.2f}  {'bank' if a == BANK else 'roll on'}")
         else:
             guide = "" if len(self.names) <= 3 else " (a two-player guide vs the leader)"
             self.term.say(f"Advisor (your win probability after each option{guide}):")
             for a, v in values.items():
-                self.term.say(f"  {100 * v:7.2f}%  {'bank' if a == 1 else 'roll on'}")
-        return values
+                self.term.say(f"  {100 * v:7.2f}%  {'bank' if a == BANK else 'roll on'}")
 
-    def _judge(self, values: dict[int, float] | None, action: int) -> None:
-        if values is None:
-            return
-        best_action, best = next(iter(values.items()))
-        mine = values.get(action, best)
-        if self.solo:
-            cost = max(mine - best, 0.0)
-            self.term.say(f"Advisor: cost of your choice: {cost:.2f} turns")
-        else:
-            cost = max(best - mine, 0.0) * 100
-            self.term.say(f"Advisor: cost of your choice: {cost:.2f} percentage points")
-        self.log.losses.append(cost)
-
-    def _read_action(self, mask: np.ndarray, state: dict) -> int:
-        from dice_env.fivethousand import rules as R
-
+    def _read_action(self) -> int:
         while True:
             line = self.term.ask("roll on or bank [r/b]> ")
             try:
                 cmd = parse_fivethousand_command(line or "")
+                if cmd.kind == "help":
+                    self.term.say(FIVE_THOUSAND_HELP)
+                    continue
+                if cmd.kind == "quit":
+                    raise QuitGame
+                return self.session.check_action(BANK if cmd.kind == "bank" else ROLL)
             except InputError as exc:
                 self.term.say(str(exc))
-                continue
-            if cmd.kind == "help":
-                self.term.say(FIVE_THOUSAND_HELP)
-                continue
-            if cmd.kind == "quit":
-                raise QuitGame
-            action = 1 if cmd.kind == "bank" else 0
-            if not mask[action]:
-                total = state["turn_total"] + int(
-                    R.ROLL_POINTS[int(R.roll_index_of(R.pad_dice(state["dice"])))])
-                why = R.bank_refusal(self.rules, state["scores"][0], total) or "not allowed"
-                self.term.say(f"You cannot bank now: {why}. Type r to roll on.")
-                continue
-            return action
+            except IllegalMove as exc:
+                self.term.say(f"{exc} Type r to roll on.")
 
-    def _final(self, info: dict) -> None:
+    def _final(self, events: list[dict]) -> None:
+        from dice_env.fivethousand.render import describe_event
+
+        summary = self.session.summary()
         self.term.say("")
         self.term.say("=== 5000 - game over ===")
-        for line in info.get("events", []):
-            from dice_env.fivethousand.render import describe_event
-
-            self.term.say("  . " + describe_event(line, self.names, you=0))
-        scores = info.get("scores", [])
+        for event in events:
+            self.term.say("  . " + describe_event(event, self.names, you=0))
+        scores = summary.scores
         self.term.say("Scores: " + " | ".join(f"{n} {s}" for n, s in zip(self.names, scores)))
-        winner = info.get("winner")
-        if self.solo:
-            done = scores and scores[0] == self.rules.target
-            self.term.say(f"You reached {self.rules.target} in {info.get('turns')} turns." if done
-                          else "Out of turns.")
-        elif winner is not None and winner >= 0:
-            self.term.say(f"Winner: {self.names[int(winner)]}")
-        if self.advise:
-            if self.advisor is None:
-                return
-            self.term.say(f"Total expected loss of your game: {self.log.total:.2f} "
-                          f"{self.log.unit} over {len(self.log.losses)} decisions.")
+        if self.session.solo:
+            self.term.say(f"You reached {self.rules.target} in {summary.turns} turns."
+                          if summary.reached else "Out of turns.")
+        elif summary.winner is not None:
+            self.term.say(f"Winner: {self.names[summary.winner]}")
+        if self.advise and self.session.advisor is not None:
+            self.term.say(f"Total expected loss of your game: {self.session.log.total:.2f} "
+                          f"{summary.unit} over {summary.decisions} decisions.")
 
     def play(self) -> int:
         """Play the whole game; returns the exit status."""
-        if self.advise and self.advisor is None:
+        s = self.session
+        if self.advise and s.advisor is None:
             self.term.say("No optimal 5000 advisor is available in this installation: no "
                           "advice will be shown.")
         elif self.advise and len(self.names) == 3:
-            self.term.say("The advisor plays three-player 5000 exactly; its table is solved "
-                          "the first time (a few minutes) and cached.")
-        obs, info = self.env.reset(seed=self.seed)
-        done = False
+            self.term.say(s.advisor_note())
+        events = list(s.start_events)
         try:
-            while not done:
-                state = self.env.get_state()
-                self._show(state, info.get("events", []))
-                values = self._advice(state)
-                mask = info["action_mask"].astype(bool)
-                action = self._read_action(mask, state)
-                self._judge(values, action)
-                obs, _, terminated, truncated, info = self.env.step(action)
-                done = terminated or truncated
+            for move in s.play_bots():
+                events += move.events
+            while not s.over():
+                self._show(events)
+                self._advice()
+                move = s.play(self._read_action())
+                if move.verdict is not None:
+                    unit = "turns" if s.solo else "percentage points"
+                    self.term.say(f"Advisor: cost of your choice: {move.verdict.cost:.2f} {unit}")
+                events = list(move.events)
+                for bot_move in s.play_bots():
+                    events += bot_move.events
         except QuitGame:
             self.term.say("You quit the game.")
-            scores = self.env.get_state()["scores"]
+            scores = s.game.scores
             self.term.say("Scores: " + " | ".join(f"{n} {s}" for n, s in zip(self.names, scores)))
             return 0
-        self._final(info)
+        self._final(events)
         return 0

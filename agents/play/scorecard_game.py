@@ -1,94 +1,60 @@
-"""A scorecard game in the terminal: the human (seat 0) and the bots in rotation, the
-optimal advisor's values before each decision and the cost of the choice after it."""
+"""A scorecard game in the terminal: the :class:`~agents.play.scorecard_session.
+ScorecardSession` (the human at seat 0 and the bots in rotation, the optimal advisor's values
+before each decision and the cost of the choice after it) on a text screen."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-import numpy as np
-
 from agents.play.commands import SCORECARD_HELP, InputError, QuitGame, parse_scorecard_command
 from agents.play.line_input import Terminal
-from agents.play.scorecard_screen import (
-    action_text,
-    dice_lines,
+from agents.play.scorecard_screen import dice_lines, render_scorecards, totals_line
+from agents.play.scorecard_session import (
+    N_HOLDS,
+    Advice,
+    ScorecardMove,
+    ScorecardSession,
+    Verdict,
     dice_text,
     hold_text,
-    render_scorecards,
-    totals_line,
 )
-from agents.play.scorecard_table import ScorecardTable
-from agents.play.seats import AdviceLog, Seat, make_bot, unique_names
-from dice_env import dice as D
+from agents.play.seats import IllegalMove
 from dice_env.scorecard.render import MUST_SCRATCH_WARNING
 from dice_env.scorecard.rules import Rules
 
-N_HOLDS = D.N_HOLDS
 PROMPT = "your move> "
-#: the advisor lists at most this many options (plus the best box)
-TOP_ADVICE = 8
 
 
 class ScorecardGame:
-    """A game of a scorecard preset: the human (seat 0) and the bots in rotation, on one
-    :class:`ScorecardTable` (the multi-player match core)."""
+    """A game of a scorecard preset in the terminal: the human (seat 0) and the bots in
+    rotation, on one :class:`ScorecardSession`."""
 
     def __init__(self, rules: Rules, term: Terminal, opponents: Sequence[str], seed: int | None,
                  auto_seconds: float, advise: bool) -> None:
-        from dice_env.scorecard.match import MAX_PLAYERS
-
-        if len(opponents) > MAX_PLAYERS - 1:
-            raise ValueError(f"a scorecard game seats at most {MAX_PLAYERS - 1} bots")
+        self.session = ScorecardSession(rules, opponents, seed, advise)
         self.rules = rules
         self.term = term
         self.auto_seconds = float(auto_seconds)
-        seq = np.random.SeedSequence(seed)
-        dice_seq, *bot_seqs = seq.spawn(len(opponents) + 1)
-        self.names = unique_names(["you", *opponents])
-        self.seats = [Seat(self.names[0], None)]
-        for name, bot_name, bot_seq in zip(self.names[1:], opponents, bot_seqs, strict=True):
-            bot = make_bot(bot_name, rules.name)
-            bot.seed(int(bot_seq.generate_state(1)[0]))
-            self.seats.append(Seat(name, bot))
-        self.table = ScorecardTable(rules, len(self.seats), np.random.default_rng(dice_seq))
-        self.advisor = None
-        self.win_advisor = None
-        self.log = AdviceLog()
-        if advise:
-            from agents.scorecard.optimal import OptimalAgent
+        self.names = self.session.names
+        self.table = self.session.table
 
-            self.advisor = OptimalAgent(rules)
-            if opponents:
-                self.win_advisor = _win_advisor(rules, len(self.seats))
-
-    def _bot_turn(self, seat: Seat) -> None:
-        t = self.table
-        me = t.current
-        dice = t.dice()
-        parts = [f"{seat.name} rolls {dice_text(dice)}"]
-        while True:
-            obs = t.match_observation() if getattr(seat.bot, "reads_match", False) \
-                else t.observation()
-            action = int(seat.bot.act(obs, t.mask.astype(np.int8)))
-            if not (0 <= action < len(t.mask) and t.mask[action]):
-                raise RuntimeError(f"{seat.name} chose the illegal action {action}")
-            if action >= N_HOLDS:
-                reward = t.step(action)
-                parts.append(f"scores {reward} in {self.rules.labels[action - N_HOLDS]} "
-                             f"(total {t.breakdowns()[me]['total']})")
-                break
-            kept = hold_text(dice, action)
-            t.step(action)
-            dice = t.dice()
-            parts.append(f"{kept} -> {dice_text(dice)}")
+    def _bot_turn(self) -> None:
+        s = self.session
+        move = s.bot_step()
+        parts = [f"{move.name} rolls {dice_text(move.dice)}"]
+        while move.dice_after is not None:
+            parts.append(f"{hold_text(move.dice, move.action)} -> {dice_text(move.dice_after)}")
+            move = s.bot_step()
+        parts.append(f"scores {move.points} in {self.rules.labels[move.box]} "
+                     f"(total {move.total})")
         self.term.say("  . " + "; ".join(parts))
 
     # -- the human's turn ----------------------------------------------------------------
-    def _show(self, round_no: int, roll_no: int) -> None:
-        r, t = self.rules, self.table
+    def _show(self) -> None:
+        r, t, s = self.rules, self.table, self.session
         self.term.say("")
-        self.term.say(f"=== {r.name} - round {round_no} of {r.n_boxes} - your turn, roll "
-                      f"{roll_no} of {r.rolls_per_turn} ===")
+        self.term.say(f"=== {r.name} - round {s.round_no(0)} of {r.n_boxes} - your turn, roll "
+                      f"{s.roll_no()} of {r.rolls_per_turn} ===")
         self.term.say(render_scorecards(t, self.names, now=0))
         self.term.say(totals_line(t, self.names))
         self.term.say(dice_lines(t.dice()))
@@ -96,127 +62,87 @@ class ScorecardGame:
         if t.must_scratch:
             self.term.say(MUST_SCRATCH_WARNING)
 
-    def _advice(self) -> dict[int, float] | None:
-        if self.advisor is None:
-            return None
-        st = self.table.card(0)
-        values = self.advisor.advise(st, canonical_holds=True)
-        win = None
-        if self.win_advisor is not None:
-            win = self.win_advisor.action_values(self.table.match_observation(0))
+    def _advice(self) -> None:
+        advice: Advice | None = self.session.advice()
+        if advice is None:
+            return
+        if advice.with_win:
             self.term.say("Advisor (expected final score and chance of winning of each "
                           "option, best score first):")
         else:
             self.term.say("Advisor (expected final score of each option, best first):")
-        shown = list(values)[:TOP_ADVICE]
-        best_box = next((a for a in values if a >= N_HOLDS), None)
-        if best_box is not None and best_box not in shown:
-            shown.append(best_box)  # always show the best box to score in
-        if win is not None:
-            best_win = max(values, key=lambda a: win[a])
-            if best_win not in shown:
-                shown.append(best_win)  # and the option most likely to win
-        for a in shown:
-            text = action_text(self.rules, st["dice"], a, self.table.box_points)
-            chance = "" if win is None else f"  P(win) {100 * min(max(win[a], 0), 1):5.1f} %"
-            self.term.say(f"  {values[a]:8.2f}{chance}  {text}")
-        if len(values) > len(shown):
-            self.term.say(f"  ... and {len(values) - len(shown)} more options")
-        return values
+        shown = advice.shown
+        for o in shown:
+            chance = "" if not advice.with_win else (
+                "  P(win)     ? " if o.win is None else f"  P(win) {100 * o.win:5.1f} %")
+            self.term.say(f"  {o.value:8.2f}{chance}  {o.text}")
+        if len(advice.options) > len(shown):
+            self.term.say(f"  ... and {len(advice.options) - len(shown)} more options")
 
-    def _judge(self, values: dict[int, float] | None, action: int, dice: Sequence[int],
-               points: np.ndarray) -> None:
-        if values is None:
+    def _judge(self, verdict: Verdict | None) -> None:
+        if verdict is None:
             return
-        best_action, best = next(iter(values.items()))
-        mine = values.get(action, best)
-        cost = max(best - mine, 0.0)
-        self.log.losses.append(cost)
-        self.term.say(f"Advisor: your choice ({action_text(self.rules, dice, action, points)}) "
-                      f"is worth {mine:.2f}; best {best:.2f} "
-                      f"({action_text(self.rules, dice, best_action, points)}); "
-                      f"cost of your choice: {cost:.2f}")
+        self.term.say(f"Advisor: your choice ({verdict.text}) is worth {verdict.value:.2f}; "
+                      f"best {verdict.best:.2f} ({verdict.best_text}); "
+                      f"cost of your choice: {verdict.cost:.2f}")
 
-    def _read_action(self) -> int:
-        """Ask until the player gives a legal action (or the auto-score timer runs out); a
-        hold comes back as the canonical hold of the same dice."""
-        r, t = self.rules, self.table
-        st = t.card(0)
-        timed = st["rolls_left"] == 0 and self.auto_seconds > 0
+    def _read_action(self) -> tuple[int, bool]:
+        """Ask until the player gives a legal action (or the auto-score timer runs out):
+        ``(action, auto)``; a hold comes back as the canonical hold of the same dice."""
+        r, s = self.rules, self.session
+        timed = s.auto_scores() and self.auto_seconds > 0
         while True:
             prompt = PROMPT
             if timed:
                 prompt = f"your move (auto-score in {self.auto_seconds:g}s)> "
             line = self.term.ask(prompt, self.auto_seconds if timed else None)
             if line is None:
-                from agents.scorecard.heuristic import computer_choice
-
-                box = int(computer_choice(r, st))
+                box = s.auto_box()
                 self.term.say(f"No choice within {self.auto_seconds:g}s: the computer's "
                               f"choice, {r.labels[box]}, is scored for you.")
-                return N_HOLDS + box
+                return N_HOLDS + box, True
             try:
                 cmd = parse_scorecard_command(line, r.labels)
-            except InputError as exc:
+                if cmd.kind == "help":
+                    self.term.say(SCORECARD_HELP)
+                    continue
+                if cmd.kind == "quit":
+                    raise QuitGame
+                if cmd.kind == "hold":
+                    return s.hold_action(cmd.positions), False
+                return s.score_action(int(cmd.box)), False
+            except (InputError, IllegalMove) as exc:
                 self.term.say(str(exc))
-                continue
-            if cmd.kind == "help":
-                self.term.say(SCORECARD_HELP)
-                continue
-            if cmd.kind == "quit":
-                raise QuitGame
-            if cmd.kind == "hold":
-                if st["rolls_left"] == 0:
-                    self.term.say("No rerolls left: score this roll (s BOX).")
-                    continue
-                action = t.canonical(D.hold_bits(cmd.positions))
-            else:
-                k = int(cmd.box)
-                if st["scores"][k] is not None:
-                    self.term.say(f"{r.labels[k]} is already filled ({st['scores'][k]}); "
-                                  "choose an open box.")
-                    continue
-                action = N_HOLDS + k
-            if not t.mask[action]:
-                boxes = [r.labels[k] for k in np.flatnonzero(t.mask[N_HOLDS:])]
-                self.term.say(f"Not allowed here (the Joker rule); legal boxes: "
-                              f"{', '.join(boxes)}.")
-                continue
-            return action
 
     def _human_turn(self) -> None:
-        r, t = self.rules, self.table
-        round_no, roll_no = t.filled(0) + 1, 1
+        r = self.rules
         while True:
-            self._show(round_no, roll_no)
-            values = self._advice()
+            self._show()
+            self._advice()
             self.term.say("Hold dice and reroll (h 1 3 4), r reroll all, s BOX score, "
                           "? help, q quit.")
-            dice = t.dice()
-            points = t.box_points.copy()
-            action = self._read_action()
-            self._judge(values, action, dice, points)
-            reward = t.step(action)
-            if action >= N_HOLDS:
-                self.term.say(f"You score {reward} in {r.labels[action - N_HOLDS]} "
-                              f"(total {t.breakdowns()[0]['total']}).")
+            action, auto = self._read_action()
+            move: ScorecardMove = self.session.play(action, auto)
+            self._judge(move.verdict)
+            if move.box is not None:
+                self.term.say(f"You score {move.points} in {r.labels[move.box]} "
+                              f"(total {move.total}).")
                 return
-            self.term.say(f"You {hold_text(dice, action)} and roll {dice_text(t.dice())}.")
-            roll_no += 1
+            self.term.say(f"You {hold_text(move.dice, action)} and roll "
+                          f"{dice_text(move.dice_after or ())}.")
 
     def play(self) -> int:
         """Play the whole game; returns the exit status."""
-        r, t = self.rules, self.table
-        if self.advisor is not None:
+        r, t, s = self.rules, self.table, self.session
+        if s.advisor is not None:
             self.term.say(f"Advisor on: the optimal player's expected final score from a new "
-                          f"game is {self.advisor.expected_score:.2f}.")
+                          f"game is {s.advisor.expected_score:.2f}.")
         try:
-            while not t.over():
-                seat = self.seats[t.current]
-                if seat.bot is None:
+            while not s.over():
+                if s.human_to_move():
                     self._human_turn()
                 else:
-                    self._bot_turn(seat)
+                    self._bot_turn()
         except QuitGame:
             self.term.say("You quit the game.")
             self.term.say(totals_line(t, self.names))
@@ -225,24 +151,13 @@ class ScorecardGame:
         self.term.say(f"=== {r.name} - game over ===")
         self.term.say(render_scorecards(t, self.names))
         self.term.say(totals_line(t, self.names))
-        totals = [c["total"] for c in t.breakdowns()]
-        self.term.say(f"Final total: {totals[0]}")
-        if len(self.seats) > 1:
-            best = max(totals)
-            winners = [name for name, total in zip(self.names, totals) if total == best]
+        summary = s.summary()
+        self.term.say(f"Final total: {summary.totals[0]}")
+        if len(self.names) > 1:
+            winners = [self.names[i] for i in summary.winners]
             self.term.say(("Winner: " if len(winners) == 1 else "Tie: ") + ", ".join(winners))
-        if self.advisor is not None:
-            self.term.say(f"Total expected loss of your game: {self.log.total:.2f} points "
-                          f"over {len(self.log.losses)} decisions (optimal play expects "
-                          f"{self.advisor.expected_score:.2f} from the start).")
+        if s.advisor is not None:
+            self.term.say(f"Total expected loss of your game: {s.log.total:.2f} points "
+                          f"over {len(s.log.losses)} decisions (optimal play expects "
+                          f"{s.advisor.expected_score:.2f} from the start).")
         return 0
-
-
-def _win_advisor(rules: Rules, num_players: int):
-    """The win-value player for the advisor's P(win) column, or None where it has no model."""
-    from agents.scorecard.win_value import WinValueAgent
-
-    try:
-        return WinValueAgent(rules, num_players=num_players)
-    except (FileNotFoundError, ValueError):
-        return None

@@ -1,5 +1,5 @@
-"""Drawing a scorecard game as text: every card side by side, the totals, the dice and
-the options in words."""
+"""Drawing a scorecard game as text: every card side by side, the totals and the dice (the
+options in words are :mod:`agents.play.scorecard_session`'s)."""
 
 from __future__ import annotations
 
@@ -9,25 +9,8 @@ import numpy as np
 
 from agents.play.scorecard_table import ScorecardTable
 from dice_env import dice as D
-from dice_env.scorecard.rules import Rules
 
 N_HOLDS = D.N_HOLDS
-
-
-def dice_text(dice: Sequence[int]) -> str:
-    return "[" + " ".join(str(int(d)) for d in dice) + "]"
-
-
-def hold_text(dice: Sequence[int], hold: int) -> str:
-    kept = [int(dice[i]) for i in range(D.N_DICE) if hold >> i & 1]
-    return f"hold {dice_text(kept)}" if kept else "reroll all"
-
-
-def action_text(rules: Rules, dice: Sequence[int], action: int, points: np.ndarray) -> str:
-    if action < N_HOLDS:
-        return hold_text(dice, action)
-    k = action - N_HOLDS
-    return f"score {rules.labels[k]} ({int(points[k])})"
 
 
 def render_scorecards(table: ScorecardTable, names: Sequence[str],

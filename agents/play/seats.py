@@ -1,5 +1,5 @@
-"""Who sits at the table: the bots (built by name) and the optimal advisor, and the log of
-the advisor's verdicts on the human's decisions."""
+"""Who sits at the table: the bots (built by name) and the optimal advisor, the log of the
+advisor's verdicts on the human's decisions, and the refusal of a move the rules forbid."""
 
 from __future__ import annotations
 
@@ -51,6 +51,15 @@ def make_bot(name: str, game: str) -> Any:
         return make(name, game)
     except ImportError as exc:
         raise ValueError(f"player {name!r} is not available: {exc}") from None
+
+
+class IllegalMove(ValueError):
+    """A move the rules refuse now: the message says why (a person reads it), ``legal`` lists
+    the moves that are allowed, in words."""
+
+    def __init__(self, message: str, legal: Sequence[str] = ()) -> None:
+        super().__init__(message)
+        self.legal = list(legal)
 
 
 @dataclass

@@ -1,0 +1,264 @@
+"""A human's game of 5000 without a screen: the model both front-ends drive.
+
+:class:`FiveThousandSession` holds one game for a human at seat 0 (who opens) against bots,
+or alone: the seats and their bots, one decision at a time on the one-game core
+(:class:`dice_env.fivethousand.single.FiveThousandGame`, what the envs play), the optimal
+advisor's values (win probability; alone, the expected turns still to play), its verdict on
+each of the human's decisions, the refusal of a bank the rules forbid and the summary.  The
+bots see what they see inside :class:`~dice_env.fivethousand.env.FiveThousandEnv` (their own
+observation and the int8 mask), seeded from the game's generator in the same order, so a seed
+deals the same game as the env with ``agent_seat=0``; alone, the game ends after
+:data:`~dice_env.fivethousand.solo.DEFAULT_MAX_TURNS` turns as in the solo env.  Nothing here
+reads input or writes output (:mod:`agents.play.fivethousand_game` is the terminal's screen,
+:mod:`agents.play.web` the browser's).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from agents.play.advisors import fivethousand_advisor, load_fivethousand_tables
+from agents.play.seats import AdviceLog, IllegalMove, make_bot, unique_names
+from dice_env.fivethousand import rules as R
+from dice_env.fivethousand.rules import FiveThousandRules
+
+ROLL, BANK = R.ROLL, R.BANK
+#: the most bots a human's game of 5000 seats (the env seats up to eight players)
+MAX_BOTS = 7
+
+
+def action_name(action: int) -> str:
+    """``roll on`` or ``bank``."""
+    return "bank" if action == BANK else "roll on"
+
+
+@dataclass(frozen=True)
+class FiveThousandVerdict:
+    """The advisor's verdict on one of the human's decisions."""
+
+    action: int
+    value: float
+    best_action: int
+    best: float
+    #: what the choice gives away: percentage points of win chance, or turns when alone
+    cost: float
+
+
+@dataclass(frozen=True)
+class FiveThousandMove:
+    """One decision played (a bot's or the human's) and what followed it."""
+
+    seat: int
+    name: str
+    action: int
+    #: the roll the decision was made on
+    dice: tuple[int, ...]
+    #: the turn total with this roll's scoring dice set aside
+    turn_total: int
+    #: what happened, in order (:func:`dice_env.fivethousand.game.step_events`)
+    events: list[dict] = field(default_factory=list)
+    verdict: FiveThousandVerdict | None = None
+
+
+@dataclass(frozen=True)
+class FiveThousandSummary:
+    """The end of a game (or where it stands)."""
+
+    scores: list[int]
+    #: the winning seat, or None (no winner yet, or alone and out of turns)
+    winner: int | None
+    #: the human's completed turns
+    turns: int
+    #: alone: the target was reached
+    reached: bool
+    #: the advisor's total expected loss, None if it never judged a decision
+    loss: float | None
+    decisions: int
+    unit: str
+
+
+class FiveThousandSession:
+    """A game of 5000 for a human at seat 0 against ``opponents`` (bot names), or alone.
+
+    Args:
+        opponents: the bots' names (at most :data:`MAX_BOTS`); none: the solo game.
+        seed: seeds the dice and the bots (``None``: fresh entropy).
+        advise: start with the advisor on (:meth:`set_advise` turns it on and off).
+        bot_factory: ``(name, game) -> player`` (default: the registered players).
+    """
+
+    def __init__(self, opponents: Sequence[str], seed: int | None = None, advise: bool = False,
+                 bot_factory: Callable[[str, str], Any] = make_bot) -> None:
+        from dice_env.fivethousand.bots import as_policy
+        from dice_env.fivethousand.single import FiveThousandGame
+        from dice_env.fivethousand.solo import DEFAULT_MAX_TURNS
+
+        if len(opponents) > MAX_BOTS:
+            raise ValueError(f"5000 seats at most {MAX_BOTS} bots")
+        self.rules = FiveThousandRules()
+        self.bots = [bot_factory(name, "fivethousand") for name in opponents]
+        self.names = unique_names(["you", *opponents])
+        self.solo = not self.bots
+        self.max_turns = DEFAULT_MAX_TURNS if self.solo else None
+        self._policies = [as_policy(b) for b in self.bots]
+        # as FiveThousandEnv.reset(seed=...): the bots' seeds first, then the first throw
+        self.rng = np.random.default_rng(seed)
+        if self.bots:
+            seeds = np.atleast_1d(self.rng.integers(0, 2**31 - 1, size=len(self.bots)))
+            for bot, s in zip(self.bots, seeds.tolist()):
+                if callable(getattr(bot, "seed", None)):
+                    bot.seed(int(s))
+        from agents.fivethousand.optimal import OptimalAgent
+
+        for bot in self.bots:  # an optimal bot's table, loaded now under the build lock
+            if isinstance(bot, OptimalAgent):
+                load_fivethousand_tables(bot, len(self.names))
+        self.game = FiveThousandGame(self.rules, len(self.names))
+        opening = self.game.start(self.rng)
+        #: what happened before the first decision (the openers' busts)
+        self.start_events = [{"type": "bust", "player": i % len(self.names), "lost": 0,
+                              "dice": None, "opening": True} for i in range(opening)]
+        self.log = AdviceLog(lower_is_better=self.solo,
+                             unit="turns" if self.solo else "percentage points of win chance")
+        self.advisor: Any | None = None
+        self._decision = 0
+        self._advice: tuple[int, dict[int, float]] | None = None
+        self._tables_loaded = False
+        self.set_advise(advise)
+
+    # -- where the game stands ---------------------------------------------------------------
+    @property
+    def advising(self) -> bool:
+        """Whether the advisor is on (it may be missing from an installation)."""
+        return self.advisor is not None
+
+    def set_advise(self, on: bool) -> None:
+        """Turn the advisor on (loading it the first time) or off."""
+        self.advisor = fivethousand_advisor() if on else None
+
+    def advisor_note(self) -> str | None:
+        """What a person should know about the advisor of this table, or None."""
+        n = len(self.names)
+        if n == 3:
+            return ("The advisor plays three-player 5000 exactly; its table is solved the "
+                    "first time (a few minutes) and cached.")
+        if n > 3:
+            return "With four or more players the advisor is a two-player guide vs the leader."
+        return None
+
+    def over(self) -> bool:
+        """A player reached the target (alone: or the turns ran out)."""
+        g = self.game
+        return g.finished() or (self.max_turns is not None and g.turns[0] >= self.max_turns)
+
+    def human_to_move(self) -> bool:
+        """The human (seat 0) decides now."""
+        return not self.over() and self.game.current == 0
+
+    def state(self) -> dict:
+        """The game as the env's state dict (what the advisor reads)."""
+        from dice_env.fivethousand.state import state_to_dict
+
+        return state_to_dict(self.rules, self.game.to_state(), 0, agent_seat=0)
+
+    def mask(self) -> list[int]:
+        """The legal actions of the player to move (0/1: roll on, bank)."""
+        return self.game.action_mask()
+
+    def turn_total(self) -> int:
+        """The turn total with the current roll's scoring dice set aside."""
+        g = self.game
+        return g.turn_total + int(R.ROLL_POINTS[g.roll])
+
+    def bank_refusal(self) -> str | None:
+        """Why the player to move cannot bank now, or None."""
+        g = self.game
+        return R.bank_refusal(self.rules, g.scores[g.current], self.turn_total())
+
+    # -- decisions -----------------------------------------------------------------------------
+    def _play(self, action: int, verdict: FiveThousandVerdict | None = None
+              ) -> FiveThousandMove:
+        g = self.game
+        seat, dice, total = g.current, tuple(g.thrown_dice()), self.turn_total()
+        events = g.step(action, self.rng)
+        return FiveThousandMove(seat, self.names[seat], action, dice, total, events, verdict)
+
+    def bot_step(self) -> FiveThousandMove:
+        """One decision of the bot to move."""
+        from dice_env.fivethousand.observation import encode_observation_one
+
+        g = self.game
+        seat = g.current
+        if seat == 0 or self.over():
+            raise RuntimeError("no bot is to move")
+        mask = g.action_mask()
+        obs = encode_observation_one(self.rules, g.scores, g.current, g.turn_total, g.roll,
+                                     g.turns, g.winner, seat, self.max_turns)
+        action = self._policies[seat - 1](obs, np.array(mask, dtype=np.int8))
+        try:
+            a = int(action)
+        except (TypeError, ValueError, OverflowError):
+            a = -1
+        if not 0 <= a < len(mask) or not mask[a]:
+            raise RuntimeError(f"{self.names[seat]} chose the illegal action {action!r}")
+        return self._play(a)
+
+    def play_bots(self) -> list[FiveThousandMove]:
+        """Every bot decision until the human's turn (or the end)."""
+        moves = []
+        while not self.over() and self.game.current != 0:
+            moves.append(self.bot_step())
+        return moves
+
+    def check_action(self, action: int) -> int:
+        """``action`` if the human may play it now, else ``IllegalMove`` saying why."""
+        if self.over():
+            raise IllegalMove("The game is over.")
+        if self.game.current != 0:
+            raise IllegalMove(f"It is {self.names[self.game.current]}'s turn.")
+        mask = self.mask()
+        legal = [action_name(a) for a in (ROLL, BANK) if mask[a]]
+        if action not in (ROLL, BANK):
+            raise IllegalMove(f"Action {action} is not a move of 5000.", legal)
+        if not mask[action]:
+            why = self.bank_refusal() or "not allowed"
+            raise IllegalMove(f"You cannot bank now: {why}.", legal)
+        return action
+
+    def advice(self) -> dict[int, float] | None:
+        """``{action: value}`` of the human's options, best first: the chance of winning
+        (alone: the expected turns still to play); None when off or not the human's turn."""
+        if self.advisor is None or not self.human_to_move():
+            return None
+        if self._advice is None or self._advice[0] != self._decision:
+            if not self._tables_loaded:
+                load_fivethousand_tables(self.advisor, len(self.names))
+                self._tables_loaded = True
+            self._advice = (self._decision, self.advisor.advise(self.state()))
+        return self._advice[1]
+
+    def play(self, action: int) -> FiveThousandMove:
+        """Play the human's ``action`` (checked); with the advisor on, its verdict is logged."""
+        self.check_action(action)
+        values = self.advice()
+        verdict = None
+        if values is not None:
+            best_action, best = next(iter(values.items()))
+            mine = values.get(action, best)
+            cost = max(mine - best, 0.0) if self.solo else max(best - mine, 0.0) * 100
+            verdict = FiveThousandVerdict(action, mine, best_action, best, cost)
+            self.log.losses.append(cost)
+        self._decision += 1
+        return self._play(action, verdict)
+
+    def summary(self) -> FiveThousandSummary:
+        """Scores, the winner and the advisor's total expected loss."""
+        g = self.game
+        return FiveThousandSummary(
+            list(g.scores), g.winner if g.winner >= 0 else None, g.turns[0],
+            g.scores[0] == self.rules.target, self.log.total if self.log.losses else None,
+            len(self.log.losses), self.log.unit)

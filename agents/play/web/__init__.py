@@ -1,0 +1,16 @@
+"""The web front-end: a Starlette app for playing, and the inspect view of games.
+
+Started by ``dice-web`` / ``python scripts/web.py`` (:mod:`.server`).  The modules:
+
+* :mod:`.app` -- :func:`~.app.create_app`, the routes of the Play page and its JSON API;
+* :mod:`.players` -- the players a server may seat (registered names, ``--agent`` specs);
+* :mod:`.sessions` -- the bounded store of games that expire;
+* :mod:`.validation` -- every request body, checked;
+* :mod:`.scorecard_view`, :mod:`.fivethousand_view` -- a game model
+  (:mod:`agents.play.scorecard_session`, :mod:`agents.play.fivethousand_session`) as the JSON
+  the page draws, and the page's moves played on it;
+* :mod:`.inspect_routes` -- the inspect view's page and API;
+  :mod:`.replay_page` -- that page as one self-contained HTML file;
+* :mod:`.load` -- the load test of ``scripts/web_load.py``;
+* ``static/`` -- the pages, their scripts and styles (plain HTML, CSS, JS; no build step).
+"""

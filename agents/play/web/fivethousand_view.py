@@ -1,0 +1,147 @@
+"""A game of 5000 on the web: a :class:`~agents.play.fivethousand_session.FiveThousandSession`
+as the JSON the page draws, and the page's moves (roll on, bank) played on it.
+
+The view carries every number and sentence the page shows -- which dice score, the turn total,
+whether a bank is allowed and why not, the advisor's values -- from :mod:`dice_env`'s rules;
+what happened between two of the human's decisions comes back as frames (the view before each
+bot decision, and the events it caused in words) for the page to replay.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agents.play.fivethousand_session import (
+    BANK,
+    ROLL,
+    FiveThousandMove,
+    FiveThousandSession,
+    FiveThousandVerdict,
+    action_name,
+)
+from dice_env.fivethousand import rules as R
+
+
+class FiveThousandWebGame:
+    """One web game of 5000."""
+
+    family = "fivethousand"
+
+    def __init__(self, session: FiveThousandSession, title: str) -> None:
+        self.session = session
+        self.title = title
+        self.verdict: dict | None = None
+
+    @property
+    def n_boxes(self) -> int:
+        """No boxes in 5000 (for the move parser)."""
+        return 0
+
+    def _events(self, events: list[dict]) -> list[str]:
+        from dice_env.fivethousand.render import describe_event
+
+        return [describe_event(e, self.session.names, you=0) for e in events]
+
+    # -- the view --------------------------------------------------------------------------
+    def view(self, advice: bool = True) -> dict:
+        """The game as the page draws it (``advice=False``: without the advisor's values)."""
+        s = self.session
+        g, rules = s.game, s.rules
+        over = s.over()
+        roll = g.roll
+        n = int(R.ROLL_SIZE[roll])
+        scoring = int(R.ROLL_SCORING_MASK[roll])
+        mask = [0, 0] if over else s.mask()
+        refusal = None if over else s.bank_refusal()
+        total = s.turn_total()
+        overshoot = g.scores[g.current] + total - rules.target
+        out: dict[str, Any] = {
+            "family": self.family, "game": "fivethousand", "title": self.title,
+            "names": s.names, "you": 0, "target": rules.target, "entry": rules.entry,
+            "scores": list(g.scores), "turns": list(g.turns),
+            "current": g.current, "over": over, "your_turn": s.human_to_move(),
+            "solo": s.solo, "max_turns": s.max_turns,
+            "dice": [] if over else g.thrown_dice(),
+            "scoring": [] if over else [bool(scoring >> i & 1) for i in range(n)],
+            "roll_points": 0 if over else int(R.ROLL_POINTS[roll]),
+            "turn_total_before": 0 if over else g.turn_total,
+            "turn_total": 0 if over else total,
+            "dice_left": 0 if over else int(R.dice_left_after(n, int(R.ROLL_SCORING_DICE[roll]))),
+            "legal": {"roll": bool(mask[ROLL]), "bank": bool(mask[BANK])},
+            "bank_refusal": refusal,
+            "overshoot": overshoot if not over and refusal is None and overshoot > 0 else None,
+            "advisor": s.advising,
+            # the note of a table of four or more (the 3-player one is about the first solve)
+            "advisor_note": s.advisor_note() if s.advising and len(s.names) > 3 else None,
+            "advice": None, "verdict": self.verdict,
+            "winner": s.names[g.winner] if g.winner >= 0 else None,
+            "summary": self._summary() if over else None,
+        }
+        if advice:
+            values = s.advice()
+            if values is not None:
+                out["advice"] = {"kind": "turns" if s.solo else "win", "options": [
+                    {"action": a, "text": action_name(a), "value": v} for a, v in values.items()]}
+        return out
+
+    def _summary(self) -> dict:
+        s = self.session
+        sm = s.summary()
+        lines = ["Scores: " + " | ".join(f"{n} {v}" for n, v in zip(s.names, sm.scores))]
+        if s.solo:
+            lines.append(f"You reached {s.rules.target} in {sm.turns} turns." if sm.reached
+                         else "Out of turns.")
+        elif sm.winner is not None:
+            lines.append(f"Winner: {s.names[sm.winner]}")
+        if sm.loss is not None:
+            lines.append(f"Total expected loss of your game: {sm.loss:.2f} {sm.unit} over "
+                         f"{sm.decisions} decisions.")
+        return {"scores": sm.scores, "winner": None if sm.winner is None else s.names[sm.winner],
+                "loss": sm.loss, "decisions": sm.decisions, "unit": sm.unit, "lines": lines}
+
+    # -- frames and moves ----------------------------------------------------------------------
+    def _frame(self, before: dict, move: FiveThousandMove) -> dict:
+        return {"view": before, "seat": move.seat, "action": action_name(move.action),
+                "text": f"{move.name}: {action_name(move.action)} at a turn total of "
+                        f"{move.turn_total}", "events": self._events(move.events)}
+
+    def bot_frames(self, start: bool = False) -> list[dict]:
+        """Play the bots up to the human's turn: one frame per decision (``start``: first a
+        frame of what happened before the first decision, if anything)."""
+        s = self.session
+        frames = []
+        if start and s.start_events:
+            frames.append({"view": self.view(advice=False), "seat": None, "action": None,
+                           "text": "", "events": self._events(s.start_events)})
+        while not s.over() and not s.human_to_move():
+            before = self.view(advice=False)
+            frames.append(self._frame(before, s.bot_step()))
+        return frames
+
+    def move(self, move: dict) -> dict:
+        """Play a checked move (``roll`` or ``bank``); the messages, the bots' frames and the
+        advisor's verdict.  ``IllegalMove`` (a bank the rules refuse) changes nothing."""
+        s = self.session
+        action = s.check_action(BANK if move["kind"] == "bank" else ROLL)
+        played = s.play(action)
+        self.verdict = None if played.verdict is None else _verdict_json(played.verdict, s.solo)
+        return {"messages": self._events(played.events), "frames": self.bot_frames(),
+                "verdict": self.verdict}
+
+    def set_advisor(self, on: bool) -> None:
+        """Turn the advisor on or off."""
+        self.session.set_advise(on)
+
+
+def _verdict_json(v: FiveThousandVerdict, solo: bool) -> dict:
+    if solo:
+        line = (f"Your choice ({action_name(v.action)}) leaves {v.value:.2f} expected turns; "
+                f"best {v.best:.2f} ({action_name(v.best_action)}); cost of your choice: "
+                f"{v.cost:.2f} turns")
+    else:
+        line = (f"Your choice ({action_name(v.action)}) wins with {100 * v.value:.2f}%; best "
+                f"{100 * v.best:.2f}% ({action_name(v.best_action)}); cost of your choice: "
+                f"{v.cost:.2f} percentage points")
+    return {"text": action_name(v.action), "value": v.value,
+            "best_text": action_name(v.best_action), "best": v.best, "cost": v.cost,
+            "unit": "turns" if solo else "percentage points", "line": line}

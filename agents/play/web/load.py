@@ -1,0 +1,182 @@
+"""A bounded load test of the web app over HTTP (``scripts/web_load.py``).
+
+``games`` games are played at once through the JSON API, each with a fixed number of requests
+(its creation, then moves chosen by a seeded random player from the legal moves the view lists,
+until the game ends or the requests are spent), so the test stops by itself.  Every request's
+latency is measured and every failure counted.  Then each game is played again, alone, with the
+same seed and the same moves: its sequence of answers (states, bots' frames, messages) must be
+the same as under load -- no game is affected by another.  Before the timed part one game of
+each kind is started and dropped, so that the server has loaded its players.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import random
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+#: the games the load test cycles through: (game, bots, advisor)
+PLANS = (
+    ("penta", ["heuristic"], False),
+    ("fivethousand", ["heuristic"], False),
+    ("dice-poker", ["greedy", "random"], False),
+    ("penta", [], True),
+    ("fivethousand", [], False),
+    ("penta", ["optimal"], True),
+)
+
+
+@dataclass
+class GameRun:
+    """One game's answers and timings."""
+
+    index: int
+    trace: list[str] = field(default_factory=list)
+    latencies: list[float] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    over: bool = False
+
+
+@dataclass
+class LoadResult:
+    """What a load test measured."""
+
+    games: int
+    requests: int
+    seconds: float
+    latencies: list[float]
+    errors: list[str]
+    mismatches: list[int]
+    finished_games: int
+
+    def percentile(self, q: float) -> float:
+        """The ``q``-th percentile of the latencies, in seconds (nearest rank)."""
+        if not self.latencies:
+            return float("nan")
+        xs = sorted(self.latencies)
+        return xs[min(len(xs) - 1, max(0, math.ceil(q / 100 * len(xs)) - 1))]
+
+    def lines(self) -> list[str]:
+        """A report for people."""
+        ms = [1000 * self.percentile(q) for q in (50, 90, 99)]
+        out = [f"{self.games} games at once, {self.requests} requests in {self.seconds:.1f} s "
+               f"({self.requests / max(self.seconds, 1e-9):.0f} requests/s); "
+               f"{self.finished_games} games played to the end",
+               f"latency p50 {ms[0]:.1f} ms, p90 {ms[1]:.1f} ms, p99 {ms[2]:.1f} ms",
+               f"errors: {len(self.errors)}",
+               f"games whose answers differ from the same game played alone: "
+               f"{len(self.mismatches)}"]
+        out += [f"  error: {e}" for e in self.errors[:10]]
+        return out
+
+    @property
+    def ok(self) -> bool:
+        """No error and no game disturbed."""
+        return not self.errors and not self.mismatches
+
+
+def game_request(index: int, seed: int) -> dict:
+    """The new-game body of game ``index``."""
+    game, bots, advisor = PLANS[index % len(PLANS)]
+    return {"game": game, "opponents": bots, "seed": seed + index, "advisor": advisor}
+
+
+def choose_move(state: dict, rng: random.Random) -> dict:
+    """A random legal move of the view ``state`` (the human's turn)."""
+    if state["family"] == "scorecard":
+        boxes = [k for k, ok in enumerate(state["legal_boxes"]) if ok]
+        if state["can_hold"] and rng.random() < 0.6:
+            return {"kind": "hold", "positions": sorted(rng.sample(range(5), rng.randint(0, 4)))}
+        return {"kind": "score", "box": rng.choice(boxes)}
+    legal = [k for k in ("roll", "bank") if state["legal"][k]]
+    return {"kind": rng.choice(legal)}
+
+
+def _digest(answer: dict) -> str:
+    return json.dumps({k: v for k, v in answer.items() if k != "id"}, sort_keys=True)
+
+
+async def play_game(client: Any, index: int, requests: int, seed: int) -> GameRun:
+    """Play game ``index`` with at most ``requests`` requests (its creation included)."""
+    run = GameRun(index)
+    rng = random.Random(seed * 1_000_003 + index)
+
+    async def call(method: str, path: str, body: dict | None = None) -> dict | None:
+        started = time.perf_counter()
+        try:
+            response = await client.request(method, path, json=body)
+        except Exception as exc:  # noqa: BLE001 - a load test reports every failure
+            run.errors.append(f"game {index}: {method} {path}: {type(exc).__name__}: {exc}")
+            return None
+        finally:
+            run.latencies.append(time.perf_counter() - started)
+        if response.status_code >= 400:
+            run.errors.append(f"game {index}: {method} {path}: {response.status_code} "
+                              f"{response.text[:200]}")
+            return None
+        return response.json() if response.status_code != 204 else {}
+
+    answer = await call("POST", "/api/games", game_request(index, seed))
+    if answer is None:
+        return run
+    key = answer["id"]
+    run.trace.append(_digest(answer))
+    for _ in range(requests - 1):
+        state = answer["state"]
+        if state["over"]:
+            break
+        answer = await call("POST", f"/api/games/{key}/move", choose_move(state, rng))
+        if answer is None:
+            break
+        run.trace.append(_digest(answer))
+    run.over = answer is not None and answer["state"]["over"]
+    await client.request("DELETE", f"/api/games/{key}")
+    return run
+
+
+async def _run(url: str, games: int, requests: int, seed: int, timeout: float) -> LoadResult:
+    import httpx
+
+    limits = httpx.Limits(max_connections=games, max_keepalive_connections=games)
+    async with httpx.AsyncClient(base_url=url, timeout=timeout, limits=limits) as client:
+        for i in range(len(PLANS)):  # untimed: the server loads each kind of player once
+            await play_game(client, i, 2, seed)
+        started = time.perf_counter()
+        runs = await asyncio.gather(*(play_game(client, i, requests, seed)
+                                      for i in range(games)))
+        seconds = time.perf_counter() - started
+        mismatches = []
+        for run in runs:  # each game again, alone
+            alone = await play_game(client, run.index, requests, seed)
+            if alone.trace != run.trace or alone.errors:
+                mismatches.append(run.index)
+    return LoadResult(games, sum(len(r.latencies) for r in runs), seconds,
+                      [x for r in runs for x in r.latencies], [e for r in runs for e in r.errors],
+                      mismatches, sum(r.over for r in runs))
+
+
+def run_load(url: str, games: int = 50, requests: int = 20, seed: int = 0,
+             timeout: float = 60.0) -> LoadResult:
+    """Play ``games`` games at once against the server at ``url`` (``requests`` requests each,
+    ``timeout`` seconds at most per request), then each alone again; the measurements."""
+    if games < 1 or requests < 1:
+        raise ValueError("games and requests must be at least 1")
+    out: list = []
+
+    def target() -> None:  # its own thread: the caller may be running an event loop
+        try:
+            out.append(asyncio.run(_run(url.rstrip("/"), games, requests, seed, timeout)))
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
+            out.append(exc)
+
+    thread = threading.Thread(target=target, name="web-load")
+    thread.start()
+    thread.join()
+    if isinstance(out[0], BaseException):
+        raise out[0]
+    return out[0]

@@ -1,0 +1,159 @@
+"""Every request body of the web app, read and checked before anything changes.
+
+A body must be a JSON object (``Content-Type: application/json``, at most :data:`MAX_BODY`
+bytes, no duplicate keys, no NaN) with exactly the keys its request allows, each of the right
+type (a JSON ``true`` is not the integer 1).  Anything else raises :class:`ApiError` with a
+4xx status and a one-line message, which the app answers as ``{"error": message}``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from starlette.requests import Request
+
+#: the largest request body read, in bytes
+MAX_BODY = 16_384
+#: seeds are integers in [0, MAX_SEED]
+MAX_SEED = 2**63 - 1
+MAX_OPPONENTS = 5
+SCORECARD_MOVES = ("hold", "score", "auto")
+FIVE_THOUSAND_MOVES = ("roll", "bank")
+
+
+class ApiError(Exception):
+    """A request refused: an HTTP status, a one-line message and extra JSON fields."""
+
+    def __init__(self, status: int, message: str, **extra: Any) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = " ".join(str(message).split())
+        self.extra = extra
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict:
+    out: dict = {}
+    for key, value in pairs:
+        if key in out:
+            raise ApiError(400, f"duplicate key {key!r} in the JSON body")
+        out[key] = value
+    return out
+
+
+def _no_constant(name: str) -> Any:
+    raise ApiError(400, f"{name} is not a number JSON allows")
+
+
+async def read_json(request: Request, max_body: int = MAX_BODY) -> dict:
+    """The request's body as a JSON object, or ``ApiError`` (400, 413 or 415)."""
+    ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if ctype != "application/json":
+        raise ApiError(415, "send the body as JSON with Content-Type: application/json")
+    length = request.headers.get("content-length")
+    if length is not None and (not length.isdigit() or int(length) > max_body):
+        raise ApiError(413, f"the body is larger than {max_body} bytes")
+    data = bytearray()
+    async for chunk in request.stream():
+        data += chunk
+        if len(data) > max_body:
+            raise ApiError(413, f"the body is larger than {max_body} bytes")
+    if not data.strip():
+        return {}
+    try:
+        body = json.loads(data.decode("utf-8"), object_pairs_hook=_no_duplicates,
+                          parse_constant=_no_constant)
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+        raise ApiError(400, f"the body is not valid JSON: {exc}") from None
+    if not isinstance(body, dict):
+        raise ApiError(400, f"the body must be a JSON object, got {type(body).__name__}")
+    return body
+
+
+def _keys(body: Mapping, allowed: tuple[str, ...], required: tuple[str, ...] = ()) -> None:
+    unknown = sorted(set(body) - set(allowed))
+    if unknown:
+        raise ApiError(400, f"unknown keys {unknown}; allowed: {list(allowed)}")
+    missing = [k for k in required if k not in body]
+    if missing:
+        raise ApiError(400, f"missing keys {missing}")
+
+
+def _int(value: Any, what: str, low: int, high: int) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+        raise ApiError(400, f"{what} must be an integer from {low} to {high}, got {value!r}"[:200])
+    return value
+
+
+def _bool(value: Any, what: str) -> bool:
+    if not isinstance(value, bool):
+        raise ApiError(400, f"{what} must be true or false, got {value!r}"[:200])
+    return value
+
+
+@dataclass(frozen=True)
+class NewGame:
+    """A checked ``POST /api/games`` body."""
+
+    game: str
+    opponents: tuple[str, ...]
+    seed: int | None
+    advisor: bool
+
+
+def parse_new_game(body: Mapping, games: Mapping[str, Any], bots: Mapping[str, list[str]]
+                   ) -> NewGame:
+    """``{"game": "penta", "opponents": ["heuristic"], "seed": 7, "advisor": true}`` (only
+    ``game`` required); ``games``: the game names; ``bots``: game -> allowed bot names."""
+    _keys(body, ("game", "opponents", "seed", "advisor"), ("game",))
+    game = body["game"]
+    if not isinstance(game, str) or game not in games:
+        raise ApiError(400, f"game must be one of {list(games)}, got {game!r}"[:200])
+    opponents = body.get("opponents", [])
+    if not isinstance(opponents, list) or len(opponents) > MAX_OPPONENTS:
+        raise ApiError(400, f"opponents must be a list of at most {MAX_OPPONENTS} player names")
+    allowed = bots[game]
+    for name in opponents:
+        if not isinstance(name, str) or name not in allowed:
+            shown = name if isinstance(name, str) else type(name).__name__
+            raise ApiError(400, f"unknown player {shown[:60]!r} for {game}; allowed: "
+                                f"{', '.join(allowed)}")
+    seed = body.get("seed")
+    if seed is not None:
+        seed = _int(seed, "seed", 0, MAX_SEED)
+    return NewGame(game, tuple(opponents), seed, _bool(body.get("advisor", False), "advisor"))
+
+
+def parse_move(body: Mapping, family: str, n_boxes: int = 0) -> dict:
+    """A checked move: ``{"kind": "hold", "positions": [0, 2]}`` (0-based dice positions),
+    ``{"kind": "score", "box": 3}`` (0-based box), ``{"kind": "auto"}`` (the computer's choice,
+    when the auto-score timer ran out) for the scorecard games; ``{"kind": "roll"}`` or
+    ``{"kind": "bank"}`` for 5000."""
+    from agents.games import SCORECARD
+
+    kinds = SCORECARD_MOVES if family == SCORECARD else FIVE_THOUSAND_MOVES
+    kind = body.get("kind")
+    if not isinstance(kind, str) or kind not in kinds:
+        raise ApiError(400, f"kind must be one of {list(kinds)}, got {kind!r}"[:200])
+    if kind == "hold":
+        _keys(body, ("kind", "positions"), ("positions",))
+        positions = body["positions"]
+        if not isinstance(positions, list) or len(positions) > 5:
+            raise ApiError(400, "positions must be a list of dice positions 0 to 4")
+        checked = [_int(p, "each position", 0, 4) for p in positions]
+        if len(set(checked)) != len(checked):
+            raise ApiError(400, "positions lists a die twice")
+        return {"kind": kind, "positions": checked}
+    if kind == "score":
+        _keys(body, ("kind", "box"), ("box",))
+        return {"kind": kind, "box": _int(body["box"], "box", 0, n_boxes - 1)}
+    _keys(body, ("kind",))
+    return {"kind": kind}
+
+
+def parse_advisor(body: Mapping) -> bool:
+    """``{"on": true}`` or ``{"on": false}``."""
+    _keys(body, ("on",), ("on",))
+    return _bool(body["on"], "on")
