@@ -15,15 +15,11 @@ same arguments give the same picture.  Needs the ``web`` and ``dev`` extras and 
 from __future__ import annotations
 
 import argparse
-import os
-import shutil
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _cli_args import OneLineParser, at_least  # noqa: E402
-
-CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -37,13 +33,13 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the human's decisions played before the picture (default 4)")
     p.add_argument("--width", type=at_least(600), default=1280, help="viewport width (1280)")
     p.add_argument("--height", type=at_least(400), default=960, help="viewport height (960)")
+    p.add_argument("--inspect-out", type=Path, default=None,
+                   help="also a picture of the Inspect page (e.g. docs/web-inspect.png)")
+    p.add_argument("--inspect", default="agent=ppo&game=penta&seed=3",
+                   help="the Inspect page's query: which agent, game and seed (default "
+                        "agent=ppo&game=penta&seed=3); the picture shows its costliest "
+                        "decision")
     return p
-
-
-def chromium_path() -> str | None:
-    """The system Chromium (``DICE_ENV_CHROMIUM`` overrides), or None."""
-    return os.environ.get("DICE_ENV_CHROMIUM") or next(
-        (p for p in map(shutil.which, CHROMIUM_NAMES) if p), None)
 
 
 def best_move(page) -> None:
@@ -61,6 +57,21 @@ def best_move(page) -> None:
     page.wait_for_selector("body[data-busy='0']")
 
 
+def inspect_picture(page, url: str, query: str, out: Path) -> None:
+    """The Inspect page of ``query`` at its costliest decision, written to ``out``."""
+    page.goto(f"{url}/inspect?{query}")
+    page.wait_for_selector(".ins-panel .ins-options")
+    data = page.request.get(f"{url}/api/inspect?{query}").json()
+    regrets = [d["regret"] for d in data["games"][0]["players"][0]["decisions"]]
+    steps = max(range(len(regrets)), key=regrets.__getitem__)
+    for _ in range(steps):
+        page.keyboard.press("ArrowRight")
+    page.mouse.move(0, 0)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(out), full_page=True, animations="disabled", caret="hide")
+    print(f"wrote {out}")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -68,6 +79,7 @@ def main(argv: list[str] | None = None) -> int:
         from playwright.sync_api import sync_playwright
 
         from agents.play.web.app import create_app
+        from agents.play.web.browser import chromium_path
         from agents.play.web.players import allowed_agents
         from agents.play.web.server import serve_in_thread
     except ImportError as exc:
@@ -107,6 +119,8 @@ def main(argv: list[str] | None = None) -> int:
             args.out.parent.mkdir(parents=True, exist_ok=True)
             page.screenshot(path=str(args.out), full_page=True, animations="disabled",
                             caret="hide")
+            if args.inspect_out is not None:
+                inspect_picture(page, server.url, args.inspect, args.inspect_out)
             browser.close()
     finally:
         server.stop()

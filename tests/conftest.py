@@ -8,19 +8,10 @@ browser tests; in CI (``CI`` set) a missing browser is a failure, never a silent
 from __future__ import annotations
 
 import os
-import shutil
 
 import pytest
 
-CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome")
-
-
-def chromium_path() -> str | None:
-    """The system Chromium's executable (``DICE_ENV_CHROMIUM`` overrides), or None."""
-    given = os.environ.get("DICE_ENV_CHROMIUM")
-    if given:
-        return given
-    return next((p for p in map(shutil.which, CHROMIUM_NAMES) if p), None)
+from agents.play.web.browser import chromium_path
 
 
 def _unavailable(reason: str) -> None:
