@@ -47,6 +47,37 @@ VARIANTS: dict[str, tuple[str, list[str]]] = {
     "net-128": ("policy and value networks 128x128 instead of 256x256",
                 ['policy_kwargs={"net_arch": {"pi": [128, 128], "vf": [128, 128]}}']),
 }
+
+
+def _structured(**options: object) -> list[str]:
+    """Overrides training the structured policy (agents/policies/structured) on the bonus
+    observation, with ``options`` over its defaults (``policy_kwargs``)."""
+    return ['policy="structured"', 'env_kwargs={"observation": "bonus"}',
+            f"policy_kwargs={json.dumps(options)}"]
+
+
+#: the structured policy (issue 28): the policy itself, then one of its levers at a time
+VARIANTS.update({
+    "structured": ("the structured policy (agents/policies/structured: one hold head shared by "
+                   "the 32 holds over the kept dice and what a reroll scores in each box, one box "
+                   "head over each box's features) on the bonus observation",
+                   _structured()),
+    "structured-basic-obs": ("the structured policy on the basic observation (no bonus entries)",
+                             ['policy="structured"', "policy_kwargs={}"]),
+    "structured-dice-only": ("the structured policy, its holds described by the kept dice alone "
+                             "(no expected points or scoring chances after a reroll)",
+                             _structured(reroll_features=False)),
+    "structured-heads-64": ("the structured policy with action heads 64 wide instead of 32",
+                            _structured(action_hidden=[64])),
+    "structured-trunk-2": ("the structured policy with a state trunk of two layers (256x256) "
+                           "instead of one", _structured(state_hidden=[256, 256])),
+    "structured-linear": ("the structured policy with the state-set linear term (G e) . f in its "
+                          "action heads", _structured(linear_term=True)),
+    "structured-tanh": ("the structured policy with tanh action heads instead of relu",
+                        _structured(action_activation="tanh")),
+    "structured-epochs-8": ("the structured policy with 8 PPO epochs per rollout instead of 4",
+                            [*_structured(), "ppo.n_epochs=8"]),
+})
 DEFAULT_TIMESTEPS = 2_000_000
 EVAL_GAMES = 2000
 

@@ -84,6 +84,9 @@ def ppo_config(game: str, config: dict, args: argparse.Namespace) -> Any:
         ActionMaskingTorchRLModule,
     )
 
+    if config.get("policy", "mlp") != "mlp":
+        raise ValueError(f"RLlib trains its default MLP module, not the {config['policy']!r} "
+                         "policy (scripts/train.py trains that one)")
     ppo = config["ppo"]
     net = (config.get("policy_kwargs") or {}).get("net_arch", {"pi": [64, 64], "vf": [64, 64]})
     if isinstance(net, list):

@@ -129,10 +129,18 @@ def test_bonus_shaping_telescopes_to_a_constant():
     np.testing.assert_allclose(shaped_sum, true_sum - phi0, atol=1e-3)
 
 
-def test_lean_trainer_resume_is_exact_and_exports_an_sb3_model(tmp_path):
+#: the structured policy (agents/policies/structured), small, on the bonus observation
+TINY_STRUCTURED = {"policy": "structured", "env_kwargs": {"observation": "bonus"},
+                   "policy_kwargs": {"state_hidden": [16], "action_hidden": [8],
+                                     "value_hidden": [16]}}
+
+
+@pytest.mark.parametrize("policy", ["mlp", "structured"])
+def test_lean_trainer_resume_is_exact_and_exports_an_sb3_model(tmp_path, policy):
     """The lean trainer (config "trainer": "lean"), shaped: stopped at 256 steps and resumed,
     it ends with the same weights and learning curve as an uninterrupted run, and its final
-    model is an ordinary MaskablePPO zip that agents.load plays."""
+    model is a MaskablePPO zip that agents.load plays -- with SB3's MlpPolicy network or the
+    structured policy."""
     import torch
     from sb3_contrib import MaskablePPO
 
@@ -140,7 +148,8 @@ def test_lean_trainer_resume_is_exact_and_exports_an_sb3_model(tmp_path):
     from agents.evaluation import play_scorecard_games
 
     config = tmp_path / "tiny.json"
-    config.write_text(json.dumps({**TINY, "trainer": "lean"}))
+    config.write_text(json.dumps({**TINY, "trainer": "lean",
+                                  **(TINY_STRUCTURED if policy == "structured" else {})}))
     a, b = tmp_path / "a", tmp_path / "b"
     sets = ["--set", "shaping.upper_bonus=1"]
     full = train("--config", config, "--timesteps", 768, "--run-dir", a, *sets)
@@ -154,6 +163,8 @@ def test_lean_trainer_resume_is_exact_and_exports_an_sb3_model(tmp_path):
     rows_b = [r.split(",")[:2] for r in (b / "eval.csv").read_text().splitlines()]
     assert rows_a == rows_b and len(rows_a) == 5  # header + 0, 256, 512, 768
     player = agents.load(str(a / "final.zip"), "penta")
+    assert type(player.model.policy).__name__ == \
+        {"mlp": "MaskableActorCriticPolicy", "structured": "StructuredMaskablePolicy"}[policy]
     assert play_scorecard_games(player, "penta", 4, seed=0).shape == (4,)
     # the run folder itself plays its latest checkpoint: here the same weights as final.zip
     folder = agents.load(str(b), "penta").model.policy.state_dict()

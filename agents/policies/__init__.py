@@ -7,7 +7,10 @@
 * :mod:`.user_code` -- agent classes, objects, factories and plain policy functions, directly or
   from ``"module:attr"`` / ``"path/to/file.py:attr"``;
 * :mod:`.specs` -- :func:`~.specs.load_policy`: which of those a spec is (what
-  :func:`agents.load` calls).
+  :func:`agents.load` calls);
+* :mod:`.structured` -- the structured policy of the scorecard games (shared action heads over
+  per-action features from the rules' tables): a MaskablePPO policy class, so its model files
+  load like any other.
 
 Nothing heavy is imported here: torch and stable-baselines3 load with a model.
 """

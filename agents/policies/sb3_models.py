@@ -26,6 +26,7 @@ from agents.games import (
     resolve,
     space_key,
 )
+from agents.policies.structured import MODULE_PREFIX as STRUCTURED_PREFIX
 
 __all__ = ["ALGORITHMS", "KNOWN_PREFIXES", "SB3Agent", "check_spaces", "detect_algorithm",
            "normalise_algorithm"]
@@ -76,7 +77,8 @@ def _read_sb3_data(path: Path) -> dict:
 def detect_algorithm(data: dict, path: Any = "the model") -> str:
     """The algorithm (a key of :data:`ALGORITHMS`) that saved a model, from its ``data`` JSON.
 
-    The policy class's module tells sb3-contrib's maskable policies (MaskablePPO) and DQN's
+    The policy class's module tells sb3-contrib's maskable policies (MaskablePPO, and our
+    structured scorecard policy, :mod:`agents.policies.structured`, a subclass) and DQN's
     Q-network policies apart; an actor-critic policy is PPO when the saved hyper-parameters
     include PPO's ``clip_range`` / ``n_epochs``, A2C otherwise.  Models of other algorithms
     (TRPO, QR-DQN, RecurrentPPO, SAC, ...) raise ``ValueError``.
@@ -85,7 +87,7 @@ def detect_algorithm(data: dict, path: Any = "the model") -> str:
     module = policy.get("__module__", "") if isinstance(policy, dict) else ""
     keys = set(data)
     unsupported = None
-    if module.startswith("sb3_contrib.common.maskable"):
+    if module.startswith("sb3_contrib.common.maskable") or module.startswith(STRUCTURED_PREFIX):
         return "maskableppo"
     if module.startswith("sb3_contrib.qrdqn") or "n_quantiles" in keys:
         unsupported = "QR-DQN"

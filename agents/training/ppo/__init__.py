@@ -1,11 +1,15 @@
 """Masked PPO training runs, with exact checkpoint / resume (what ``scripts/train.py`` runs).
 
-* :mod:`.config` -- the committed configs (``configs/<name>.json``) and ``--set`` overrides;
-  ``stages.json`` holds the stages the committed models were trained in
-  (``scripts/train_stages.py``);
-* :mod:`.envs` -- the batched training env of a config (opponents, SB3 wrappers, shaping);
+* :mod:`.config` -- the committed configs (``configs/<name>.json``), ``--set`` overrides and
+  the policy network a config names (``"policy"``: ``"mlp"`` or ``"structured"``,
+  :mod:`agents.policies.structured`); ``stages.json`` holds the stages the committed models were
+  trained in (``scripts/train_stages.py``);
+* :mod:`.envs` -- the batched training env of a config (opponents, SB3 wrappers, shaping) and
+  its MaskablePPO model;
 * :mod:`.shaping` -- potential-based upper-bonus reward shaping;
 * :mod:`.lean` -- the lean trainer (SB3's algorithm and network on flat tensors);
+* :mod:`.profiling` -- where a lean iteration's time goes (``scripts/bench_trainer.py
+  --profile``);
 * :mod:`.checkpoints` -- a run folder's files: ``checkpoint.pkl``, ``final.zip``, ``eval.csv``;
 * :mod:`.runs` -- a run: evaluation and checkpoints on a schedule, its logs (``logs/``: SB3's
   CSV and TensorBoard), stopping, and the policy of a run folder's latest checkpoint.

@@ -1,5 +1,7 @@
 """The committed PPO training configs (``agents/training/ppo/configs/<name>.json``) and what
-is derived from them: ``--set`` overrides and the rollout size a total is rounded to."""
+is derived from them: ``--set`` overrides, the rollout size a total is rounded to, and the
+policy network a config trains (``"policy"``: ``"mlp"``, SB3's ``MlpPolicy``, by default, or
+``"structured"``, :mod:`agents.policies.structured`)."""
 
 from __future__ import annotations
 
@@ -7,9 +9,15 @@ import copy
 import json
 from pathlib import Path
 
-__all__ = ["CONFIG_DIR", "apply_overrides", "load_config", "rollout_size", "whole_rollouts"]
+__all__ = ["CONFIG_DIR", "POLICIES", "apply_overrides", "load_config", "policy_name",
+           "rollout_size", "structured_policy_kwargs", "whole_rollouts"]
 
 CONFIG_DIR = Path(__file__).resolve().parent / "configs"
+#: the policy networks a config may name (``"policy"``; default ``"mlp"``)
+POLICIES = ("mlp", "structured")
+#: the scorecard env options that are not rule knobs
+_ENV_OPTIONS = {"render_mode", "canonical_holds", "illegal_action", "illegal_penalty",
+                "max_steps", "autoreset_mode", "observation"}
 
 
 def load_config(game: str, path: str | Path | None = None) -> dict:
@@ -59,3 +67,39 @@ def whole_rollouts(config: dict, timesteps: int) -> int:
     """``timesteps`` rounded up to whole rollouts of ``config``: the total a run trains."""
     rollout = rollout_size(config)
     return -(-int(timesteps) // rollout) * rollout
+
+
+def policy_name(config: dict) -> str:
+    """The policy network of a config: ``"mlp"`` (SB3's ``MlpPolicy``; the default) or
+    ``"structured"`` (:mod:`agents.policies.structured`, the scorecard games only).
+    ``ValueError`` for another name, or the structured policy on another game."""
+    name = config.get("policy", "mlp")
+    if name not in POLICIES:
+        raise ValueError(f"unknown policy {name!r}; known: {list(POLICIES)}")
+    if name == "structured" and config.get("family", "scorecard") != "scorecard":
+        raise ValueError("the structured policy is built for the scorecard games' action space "
+                         "(holds and boxes); 5000 trains the 'mlp' policy")
+    return name
+
+
+def structured_policy_kwargs(config: dict) -> dict:
+    """The keyword arguments of the structured policy of a config: its ``policy_kwargs`` (the
+    network's options, :data:`agents.policies.structured.network.DEFAULTS`) and the game's
+    rules, as the preset name of ``env_id`` or, with rule overrides in ``env_kwargs``, the
+    rules' knobs."""
+    from agents.policies.structured.network import DEFAULTS
+    from dice_env import SCORECARD_IDS
+    from dice_env.scorecard.rules import get_rules
+
+    options = dict(config.get("policy_kwargs") or {})
+    unknown = sorted(set(options) - set(DEFAULTS))
+    if unknown:
+        raise ValueError(f"unknown policy_kwargs {unknown} of the structured policy; known: "
+                         f"{sorted(DEFAULTS)}")
+    if config["env_id"] not in SCORECARD_IDS:
+        raise ValueError(f"the structured policy plays the scorecard games "
+                         f"{sorted(SCORECARD_IDS)}, not {config['env_id']}")
+    preset = SCORECARD_IDS[config["env_id"]]
+    overrides = {k: v for k, v in config.get("env_kwargs", {}).items() if k not in _ENV_OPTIONS}
+    rules = get_rules(preset, **overrides).knobs() if overrides else preset
+    return {**options, "rules": rules}

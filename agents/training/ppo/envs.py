@@ -1,10 +1,14 @@
 """The training env of a config: the game's natively batched vector env (SAME_STEP autoreset),
 its opponents, Stable-Baselines3's wrappers and the optional reward shaping; and a fresh
-MaskablePPO model on it."""
+MaskablePPO model on it, with the config's policy network."""
 
 from __future__ import annotations
 
-__all__ = ["build_sb3_model", "make_batched_env", "make_training_env", "shaped",
+from typing import Any
+
+from agents.training.ppo.config import policy_name, structured_policy_kwargs
+
+__all__ = ["build_sb3_model", "make_batched_env", "make_training_env", "sb3_policy", "shaped",
            "shaping_potential"]
 
 
@@ -86,9 +90,22 @@ def build_sb3_model(config: dict, seed: int, device: str = "cpu", num_envs: int 
 
     if num_envs is not None:
         config = {**config, "num_envs": num_envs}
+    policy, policy_kwargs = sb3_policy(config)
     env = make_training_env(config, seed)
     ppo = dict(config["ppo"])
     if ppo.pop("learning_rate_schedule", "constant") == "linear":  # decays to 0 at the end
         ppo["learning_rate"] = LinearSchedule(ppo["learning_rate"], 0.0, 1.0)
-    return MaskablePPO("MlpPolicy", env, seed=seed, device=device, verbose=0,
-                       policy_kwargs=config.get("policy_kwargs"), **ppo)
+    return MaskablePPO(policy, env, seed=seed, device=device, verbose=0,
+                       policy_kwargs=policy_kwargs, **ppo)
+
+
+def sb3_policy(config: dict) -> tuple[Any, dict | None]:
+    """``(policy, policy_kwargs)`` of MaskablePPO for a config's ``"policy"``: ``"MlpPolicy"``
+    with the config's ``policy_kwargs``, or
+    :class:`~agents.policies.structured.sb3_policy.StructuredMaskablePolicy` with
+    :func:`~.config.structured_policy_kwargs`."""
+    if policy_name(config) == "structured":
+        from agents.policies.structured.sb3_policy import StructuredMaskablePolicy
+
+        return StructuredMaskablePolicy, structured_policy_kwargs(config)
+    return "MlpPolicy", config.get("policy_kwargs")

@@ -10,7 +10,9 @@ with ``eps=1e-5``, a linear or constant learning rate), and :class:`ActorCritic`
 ``MlpPolicy`` layout (separate policy and value MLPs with tanh, orthogonal initialisation), so a
 trained network is copied into a ``MaskablePPO`` model and saved as an ordinary SB3 ``.zip``:
 everything that loads PPO models (``agents.make("ppo", game)``, ``scripts/evaluate.py``) loads
-it unchanged.
+it unchanged.  A config with ``"policy": "structured"`` trains the structured network of
+:mod:`agents.policies.structured` instead (:func:`build_network`), exported the same way with
+its own MaskablePPO policy class.
 
 :class:`LeanTrainer` holds a run: the env, the network, the optimizer and every random
 generator.  :meth:`LeanTrainer.state` / :meth:`LeanTrainer.from_state` capture and restore all
@@ -33,6 +35,8 @@ from typing import Any
 import numpy as np
 import torch
 from torch import nn
+
+from agents.training.ppo.config import policy_name, structured_policy_kwargs
 
 MASKED_LOGIT = -1e8
 
@@ -98,6 +102,22 @@ def net_arch_of(config: dict) -> tuple[list[int], list[int]]:
     return list(arch["pi"]), list(arch["vf"])
 
 
+def build_network(config: dict, n_obs: int, n_actions: int) -> nn.Module:
+    """The config's network (``"policy"``): :class:`ActorCritic` (SB3's ``MlpPolicy``) or the
+    structured network of :mod:`agents.policies.structured` -- either with the parameter names
+    of the MaskablePPO policy it is exported as."""
+    if policy_name(config) == "structured":
+        from agents.policies.structured.network import StructuredActorCritic
+
+        net = StructuredActorCritic(n_obs, **structured_policy_kwargs(config))
+        if net.mlp_extractor.latent_dim_pi != n_actions:
+            raise ValueError(f"the structured policy has {net.mlp_extractor.latent_dim_pi} "
+                             f"actions, the env {n_actions}")
+        return net
+    pi, vf = net_arch_of(config)
+    return ActorCritic(n_obs, n_actions, pi, vf)
+
+
 class LeanTrainer:
     """One masked PPO run on a batched env (see the module doc).
 
@@ -140,9 +160,8 @@ class LeanTrainer:
         self.venv = venv
         self.potential = potential
         self.reward_scale = float(config.get("reward_scale", 1.0))
-        n_obs = int(np.prod(venv.single_observation_space.shape))
-        pi, vf = net_arch_of(config)
-        self.net = ActorCritic(n_obs, int(venv.single_action_space.n), pi, vf)
+        self.net = build_network(config, int(np.prod(venv.single_observation_space.shape)),
+                                 int(venv.single_action_space.n))
         self.optimizer = torch.optim.Adam(self.net.parameters(), lr=self.ppo["learning_rate"],
                                           eps=1e-5)
 

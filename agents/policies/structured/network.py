@@ -1,0 +1,221 @@
+"""The structured actor-critic network of the scorecard games (torch only).
+
+:class:`StructuredHeads` scores every action of a scorecard game with networks shared across
+actions of a kind:
+
+* a **state trunk** (MLP with tanh over the whole observation, ``state_hidden``) gives an
+  embedding ``e`` of the state;
+* a **hold head**, one network for all 32 holds: ``logit(hold) = w . relu(A e + F f + c)``
+  over the hold's features ``f`` (:class:`~.features.ScorecardActionFeatures`; more hidden
+  layers with ``action_hidden``, tanh with ``action_activation``): what is learned about a keep
+  holds wherever its dice sit.  With ``linear_term`` it adds ``(G e) . f``, linear in the
+  features with weights the state sets (how much each box's expected points are worth now);
+* a **box head**, one network for all boxes, the same form over the box's features (which box
+  it is among them);
+* a **value** MLP over the observation (``value_hidden``), as SB3's ``MlpPolicy`` has one.
+
+The names follow SB3's actor-critic policies -- ``mlp_extractor`` (whose ``forward_actor`` gives
+the logits and ``forward_critic`` the value latent), ``action_net`` (the identity here) and
+``value_net`` -- so :class:`StructuredActorCritic` (the lean trainer's network) and
+:class:`~.sb3_policy.StructuredMaskablePolicy` (the MaskablePPO policy) share one
+``state_dict`` layout and copy into each other.  Orthogonal initialisation with SB3's gains
+(``sqrt 2`` inside, 0.01 on the logit layers, 1 on the value layer).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from agents.policies.structured.features import ScorecardActionFeatures
+from dice_env.dice import N_HOLDS
+from dice_env.scorecard.rules import Rules, get_rules
+
+__all__ = ["DEFAULTS", "MASKED_LOGIT", "StructuredActorCritic", "StructuredHeads", "init_weights",
+           "rules_of"]
+
+#: the logit of a masked action (sb3-contrib's MaskableCategorical uses the same)
+MASKED_LOGIT = -1e8
+#: the network's options and their defaults (a config's ``policy_kwargs`` override them):
+#: hidden sizes of the state trunk, of the action heads and of the value MLP; the action
+#: heads' activation (the trunk and the value MLP use tanh, as SB3's ``MlpPolicy``); whether
+#: the heads have the state-set linear term ``(G e) . f``; whether the hold features include what
+#: a reroll scores (:class:`~.features.ScorecardActionFeatures`; False leaves the kept dice)
+DEFAULTS: dict = {"state_hidden": [256], "action_hidden": [32], "value_hidden": [256, 256],
+                  "action_activation": "relu", "linear_term": False, "reroll_features": True}
+
+
+def rules_of(spec: str | dict | Rules) -> Rules:
+    """The rules a ``rules`` policy argument names: a preset name, a ``Rules.knobs()`` dict
+    (what a saved model holds for rules that are no preset) or a ``Rules``."""
+    if isinstance(spec, Rules):
+        return spec
+    if isinstance(spec, dict):
+        return Rules(**{k: tuple(v) if isinstance(v, list) else v for k, v in spec.items()})
+    return get_rules(spec)
+
+
+#: the activations an action head may use (the trunk and the value MLP use tanh, as SB3's)
+ACTIVATIONS = {"tanh": nn.Tanh, "relu": nn.ReLU}
+
+
+def _mlp(sizes: Sequence[int], activation: type[nn.Module] = nn.Tanh) -> nn.Sequential:
+    layers: list[nn.Module] = []
+    for a, b in zip(sizes[:-1], sizes[1:], strict=True):
+        layers += [nn.Linear(a, b), activation()]
+    return nn.Sequential(*layers)
+
+
+class _ActionHead(nn.Module):
+    """One network over every action of a kind: the logit of an action with features ``f`` in
+    a state with embedding ``e`` is
+
+        ``w . act(... act(A e + F f + c)) [+ (G e) . f]``
+
+    a small MLP of the pair and, with ``linear_term``, a term linear in the features with
+    weights the state sets (``G e``: how much each box's expected points are worth now, say).
+    :meth:`state_terms` projects ``e`` once per state (``A e + c`` and ``G e``); :meth:`forward`
+    takes them gathered (or broadcast) to each action's row.
+    """
+
+    def __init__(self, n_state: int, n_features: int, hidden: Sequence[int],
+                 activation: str, linear_term: bool) -> None:
+        super().__init__()
+        first, *rest = hidden
+        if activation not in ACTIVATIONS:
+            raise ValueError(f"unknown activation {activation!r}; known: {sorted(ACTIVATIONS)}")
+        self.activation = ACTIVATIONS[activation]()
+        self.n_hidden = first
+        self.linear_term = bool(linear_term)
+        #: ``A`` and ``G`` stacked: one matmul per state
+        self.state_in = nn.Linear(n_state, first + (n_features if linear_term else 0))
+        self.feature_in = nn.Linear(n_features, first, bias=False)
+        self.hidden = _mlp([first, *rest], ACTIVATIONS[activation])
+        self.logit = nn.Linear(hidden[-1], 1)
+
+    def state_terms(self, state: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """``A e + c`` ``(N, first hidden)`` and ``G e`` ``(N, F)``, once per state."""
+        terms = self.state_in(state)
+        return terms[:, :self.n_hidden], terms[:, self.n_hidden:]
+
+    def forward(self, hidden_term: torch.Tensor, linear_term: torch.Tensor,
+                features: torch.Tensor) -> torch.Tensor:
+        """Logits of actions with ``features`` ``(..., F)``; the two :meth:`state_terms`
+        gathered (or broadcast) to the actions' rows."""
+        if features.dim() == 2 and hidden_term.shape == (len(features), self.n_hidden):
+            z = torch.addmm(hidden_term, features, self.feature_in.weight.t())  # one pass
+        else:
+            z = hidden_term + self.feature_in(features)
+        # the logit layer as a matrix-vector product: Linear(h, 1)'s backward is an outer
+        # product through a matrix multiply, several times slower on a CPU
+        logits = torch.matmul(self.hidden(self.activation(z)), self.logit.weight[0]) \
+            + self.logit.bias
+        if self.linear_term:
+            logits = logits + torch.linalg.vecdot(linear_term, features)
+        return logits
+
+
+class StructuredHeads(nn.Module):
+    """The structured network's body (see the module doc), in SB3's ``mlp_extractor`` role.
+
+    Args:
+        n_obs: observation entries (basic or ``"bonus"``).
+        rules: the game (preset name, ``Rules.knobs()`` dict or ``Rules``).
+        **options: see :data:`DEFAULTS` (``ValueError`` for an unknown one).
+    """
+
+    def __init__(self, n_obs: int, rules: str | dict | Rules, **options: Any) -> None:
+        super().__init__()
+        unknown = sorted(set(options) - set(DEFAULTS))
+        if unknown:
+            raise ValueError(f"unknown options {unknown} of the structured policy; known: "
+                             f"{sorted(DEFAULTS)}")
+        o = {**DEFAULTS, **options}
+        if not o["state_hidden"] or not o["action_hidden"]:
+            raise ValueError("state_hidden and action_hidden need at least one layer each")
+        self.features = ScorecardActionFeatures(rules_of(rules), o["reroll_features"])
+        self.trunk = _mlp([n_obs, *o["state_hidden"]])
+        width = o["state_hidden"][-1]
+        head = {"hidden": o["action_hidden"], "activation": o["action_activation"],
+                "linear_term": o["linear_term"]}
+        self.hold_head = _ActionHead(width, self.features.n_hold_features, **head)
+        self.box_head = _ActionHead(width, self.features.n_box_features, **head)
+        self.value_net = _mlp([n_obs, *o["value_hidden"]])
+        self.latent_dim_pi = N_HOLDS + self.features.n_boxes
+        self.latent_dim_vf = o["value_hidden"][-1] if o["value_hidden"] else n_obs
+
+    def forward_actor(self, obs: torch.Tensor) -> torch.Tensor:
+        """``(N, 32 + B)`` the unmasked logits.
+
+        The hold head runs only on the holds :meth:`~.features.ScorecardActionFeatures.
+        hold_features` lists (about 14 a state instead of 32); a hold making the same keep as
+        a listed one gets its logit, and the holds no mask allows (no reroll left, all five
+        dice held) get 0.  The box head runs on the open boxes; a filled box (never legal)
+        gets 0.
+        """
+        features = self.features
+        state = self.trunk(obs)
+        rows, holds, counts, hold_features = features.hold_features(obs)
+        hold_logits = obs.new_zeros(len(obs), N_HOLDS).index_put(
+            (rows, holds), self._listed_logits(self.hold_head, state, counts, hold_features))
+        hold_logits = hold_logits.gather(1, features.canonical_of[features.rolls(obs)])
+        rows, boxes, counts, box_features = features.open_box_features(obs)
+        box_logits = obs.new_zeros(len(obs), features.n_boxes).index_put(
+            (rows, boxes), self._listed_logits(self.box_head, state, counts, box_features))
+        return torch.cat([hold_logits, box_logits], dim=1)
+
+    @staticmethod
+    def _listed_logits(head: _ActionHead, state: torch.Tensor, counts: torch.Tensor,
+                       features: torch.Tensor) -> torch.Tensor:
+        """``head``'s logits of listed actions: ``counts[i]`` rows of ``features`` per state
+        ``i`` (in order)."""
+        spread = {"repeats": counts, "dim": 0, "output_size": len(features)}
+        hidden_term, linear_term = head.state_terms(state)
+        return head(torch.repeat_interleave(hidden_term, **spread),
+                    torch.repeat_interleave(linear_term, **spread), features)
+
+    def forward_critic(self, obs: torch.Tensor) -> torch.Tensor:
+        return self.value_net(obs)
+
+    def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        return self.forward_actor(obs), self.forward_critic(obs)
+
+
+def init_weights(extractor: StructuredHeads, value_net: nn.Linear) -> None:
+    """SB3's orthogonal initialisation: ``sqrt 2`` inside, 0.01 on what makes a logit (the
+    logit layers and the state-set linear weights ``G``), 1 on the value layer; biases 0.  The
+    policy starts near uniform, as SB3's does."""
+    for module, gain in ((extractor, np.sqrt(2)), (extractor.hold_head.logit, 0.01),
+                         (extractor.box_head.logit, 0.01), (value_net, 1.0)):
+        for layer in module.modules():
+            if isinstance(layer, nn.Linear):
+                nn.init.orthogonal_(layer.weight, gain=gain)
+                if layer.bias is not None:
+                    layer.bias.data.fill_(0.0)
+    for head in (extractor.hold_head, extractor.box_head):
+        if head.linear_term:
+            nn.init.orthogonal_(head.state_in.weight.data[head.n_hidden:], gain=0.01)
+
+
+class StructuredActorCritic(nn.Module):
+    """The lean trainer's structured network: ``forward(obs, mask)`` gives masked
+    log-probabilities ``(N, A)`` and values ``(N,)``, like :class:`ActorCritic` of
+    :mod:`agents.training.ppo.lean`, with the parameter names of
+    :class:`~.sb3_policy.StructuredMaskablePolicy`."""
+
+    def __init__(self, n_obs: int, rules: str | dict | Rules, **options: Any) -> None:
+        super().__init__()
+        self.mlp_extractor = StructuredHeads(n_obs, rules, **options)
+        self.action_net = nn.Identity()
+        self.value_net = nn.Linear(self.mlp_extractor.latent_dim_vf, 1)
+        init_weights(self.mlp_extractor, self.value_net)
+
+    def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        logits = self.mlp_extractor.forward_actor(obs)
+        logits = torch.where(mask, logits, torch.full_like(logits, MASKED_LOGIT))
+        values = self.value_net(self.mlp_extractor.forward_critic(obs)).squeeze(-1)
+        return torch.log_softmax(logits, dim=-1), values
