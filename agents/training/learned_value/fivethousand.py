@@ -308,20 +308,13 @@ class NTrainConfig:
 
 
 @dataclass
-class NTrainResult:
+class NTrainResult(TrainResult):
     """A trained N-player model with its learning curve (one dict per iteration, keys
-    :func:`n_curve_columns`) and the wall-clock seconds of the run (resumed parts included)."""
+    :func:`n_curve_columns`) and the wall-clock seconds of the run (resumed parts included);
+    its checkpoint ``meta`` is :meth:`TrainResult.meta`."""
 
     model: NValueModel
     config: NTrainConfig
-    curve: list[dict]
-    seconds: float
-
-    def meta(self) -> dict:
-        """What the checkpoint records about its training."""
-        last = self.curve[-1] if self.curve else {}
-        return {"config": asdict(self.config), "seconds": round(self.seconds, 1),
-                "iterations": len(self.curve), "final": last}
 
 
 def sample_states(rng: np.random.Generator, n: int, num_players: int, n_scores: int,
