@@ -78,6 +78,22 @@ VARIANTS.update({
     "structured-epochs-8": ("the structured policy with 8 PPO epochs per rollout instead of 4",
                             [*_structured(), "ppo.n_epochs=8"]),
 })
+
+#: the kept design (structured with the linear term, agents/training/ppo/configs/
+#: <GAME>-structured.json) with one of its levers at a time
+VARIANTS.update({
+    "linear-dice-only": ("structured-linear, its holds described by the kept dice alone (no "
+                         "expected points or scoring chances after a reroll)",
+                         _structured(linear_term=True, reroll_features=False)),
+    "linear-basic-obs": ("structured-linear on the basic observation (no bonus entries)",
+                         ['policy="structured"', 'policy_kwargs={"linear_term": true}']),
+    "linear-no-shaping": ("structured-linear without the upper-bonus shaping",
+                          [*_structured(linear_term=True), "shaping=null"]),
+    "linear-heads-64": ("structured-linear with action heads 64 wide instead of 32",
+                        _structured(linear_term=True, action_hidden=[64])),
+    "linear-epochs-8": ("structured-linear with 8 PPO epochs per rollout instead of 4",
+                        [*_structured(linear_term=True), "ppo.n_epochs=8"]),
+})
 DEFAULT_TIMESTEPS = 2_000_000
 EVAL_GAMES = 2000
 
@@ -128,8 +144,16 @@ def train_run(game: str, run_dir: Path, overrides: list[str], timesteps: int, se
     return summary, extra.get("train_seconds", time.perf_counter() - start)
 
 
+def planned_timesteps(game: str, overrides: list[str], timesteps: int) -> int:
+    """The steps a variant's run ends at: ``timesteps`` rounded up to its whole rollouts."""
+    from agents.training.ppo.config import apply_overrides, load_config, whole_rollouts
+
+    return whole_rollouts(apply_overrides(load_config(game), overrides), timesteps)
+
+
 def run_variant(game: str, name: str, overrides: list[str], timesteps: int, seed: int,
-                root: Path, max_minutes: float | None) -> dict | None:
+                root: Path, max_minutes: float | None, threads: int | None = None
+                ) -> dict | None:
     """Train (or resume) one variant and measure it; ``None`` if it stopped early."""
     import agents
     from agents.evaluation import optimality_gap
@@ -138,9 +162,10 @@ def run_variant(game: str, name: str, overrides: list[str], timesteps: int, seed
     result_path = run_dir / "ablation.json"
     if result_path.exists():
         cached = json.loads(result_path.read_text())
-        if cached.get("timesteps") == timesteps and cached.get("overrides") == overrides:
+        if (cached.get("timesteps") == planned_timesteps(game, overrides, timesteps)
+                and cached.get("overrides") == overrides):
             return cached
-    trained = train_run(game, run_dir, overrides, timesteps, seed, max_minutes)
+    trained = train_run(game, run_dir, overrides, timesteps, seed, max_minutes, threads)
     if trained is None:
         return None
     summary, train_seconds = trained
@@ -172,6 +197,32 @@ def merge_earlier_rows(rows: list[dict], path: Path, digest: str) -> list[dict]:
     return [by_name[n] for n in VARIANTS if n in by_name]
 
 
+def seed_gaps(root: Path, game: str, row: dict) -> dict[str, float]:
+    """Seed -> gap of every measured run of ``row``'s variant under ``root`` with its
+    overrides, budget and base config (``"0"``, ``"1"``, ... in order)."""
+    found = {}
+    for path in root.glob(f"{row['variant']}-seed*-{row['config_digest']}/ablation.json"):
+        r = json.loads(path.read_text())
+        if (r.get("variant") == row["variant"] and r.get("overrides") == row["overrides"]
+                and r.get("timesteps") == row["timesteps"]):
+            found[int(r["seed"])] = r["gap"]
+    return {str(s): found[s] for s in sorted(found)}
+
+
+def _merged(earlier: dict[str, float], found: dict[str, float]) -> dict[str, float]:
+    """A kept row's earlier seed gaps with those found on disk now (the runs may be gone)."""
+    both = {**earlier, **found}
+    return {s: both[s] for s in sorted(both, key=int)}
+
+
+def _seeds_cell(gaps: dict[str, float]) -> str:
+    if len(gaps) < 2:
+        return "—"
+    values = list(gaps.values())
+    return (" / ".join(f"{g:.2f}" for g in values) +
+            f" (mean {sum(values) / len(values):.2f}, seeds {', '.join(gaps)})")
+
+
 def to_markdown(game: str, rows: list[dict], command: str, kept: list[str] | None = None
                 ) -> str:
     """The table; ``kept`` names the rows taken over from an earlier run."""
@@ -185,11 +236,14 @@ def to_markdown(game: str, rows: list[dict], command: str, kept: list[str] | Non
              f"(`agents/training/ppo/configs/{game}.json`), is trained from the same seed for the "
              "same budget, and is measured by its exact gap to the optimum "
              f"(`agents.evaluation.optimality_gap`, {EVAL_GAMES:,} games, seed 0; the gap is in "
-             "points of expected final score, lower is better). Wall-clock time and steps/s "
+             "points of expected final score, lower is better). The gap and its columns are "
+             "those of training seed 0; *other seeds* lists the gaps of every training seed run "
+             "(`--seeds`), the spread an idea's gain must clear. Wall-clock time and steps/s "
              "depend on the machine's load when each variant ran; the gaps do not.", "",
              "| variant | change | steps | gap to the optimum (95 % CI) | after roll 1 | after "
-             "roll 2 | box choice | upper bonus rate | train wall-clock | env steps/s |",
-             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             "roll 2 | box choice | upper bonus rate | other seeds | train wall-clock | "
+             "env steps/s |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---|---:|---:|"]
     for r in rows:
         kinds = list(r["by_kind"].values())
         low, high = r["gap_ci"]
@@ -197,6 +251,7 @@ def to_markdown(game: str, rows: list[dict], command: str, kept: list[str] | Non
                      f"**{r['gap']:.2f}** [{low:.2f}, {high:.2f}] | " +
                      " | ".join(f"{k:.2f}" for k in kinds) +
                      f" | {r['rates']['upper bonus'][0]:.3f} | "
+                     f"{_seeds_cell(r.get('seed_gaps', {}))} | "
                      f"{r['train_seconds'] / 60:.1f} min | {r['steps_per_second']:,.0f} |")
     return "\n".join(lines) + "\n"
 
@@ -209,7 +264,12 @@ def main(argv: list[str] | None = None) -> list[dict]:
                         help=f"which variants (default: all of {list(VARIANTS)})")
     parser.add_argument("--timesteps", type=int, default=DEFAULT_TIMESTEPS,
                         help="training budget of every variant (default %(default)s)")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=int, default=0,
+                        help="training seed of the table's rows (default %(default)s)")
+    parser.add_argument("--seeds", type=int, nargs="+", default=None, metavar="SEED",
+                        help="train and measure these seeds of every variant; the first is the "
+                             "table's, the others fill its 'other seeds' column")
+    parser.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
     parser.add_argument("--max-minutes", type=float, default=None,
                         help="stop each run after this long (a later call resumes it)")
     parser.add_argument("--out", type=Path, default=None,
@@ -221,31 +281,39 @@ def main(argv: list[str] | None = None) -> list[dict]:
         _fail(parser, f"unknown variants {unknown}; known: {list(VARIANTS)}")
     if args.timesteps < 1:
         _fail(parser, f"--timesteps must be positive, got {args.timesteps}")
+    if args.threads < 1:
+        _fail(parser, f"--threads must be positive, got {args.threads}")
+    seeds = list(dict.fromkeys(args.seeds)) if args.seeds else [args.seed]
     from agents.training.ppo import CONFIG_DIR
 
     if not (CONFIG_DIR / f"{args.game}.json").exists():
         _fail(parser, f"no PPO config for {args.game!r}; configs exist for "
                       f"{sorted(p.stem for p in CONFIG_DIR.glob('*.json'))}")
     root = ROOT / "runs" / "ablations" / args.game
-    documented = args.timesteps == DEFAULT_TIMESTEPS and args.seed == 0
+    documented = args.timesteps == DEFAULT_TIMESTEPS and seeds[0] == 0
     out = args.out or (ROOT / "results" if documented else root)
     rows = []
     for name in args.variants:
         print(f"== {name}: {VARIANTS[name][0]}", flush=True)
-        row = run_variant(args.game, name, VARIANTS[name][1], args.timesteps, args.seed, root,
-                          args.max_minutes)
-        if row is None:
-            print(f"{name} stopped before {args.timesteps:,} steps; run again to resume")
-            continue
-        print(f"{name}: gap {row['gap']:.2f} [{row['gap_ci'][0]:.2f}, {row['gap_ci'][1]:.2f}]",
-              flush=True)
-        rows.append(row)
+        for seed in seeds:
+            row = run_variant(args.game, name, VARIANTS[name][1], args.timesteps, seed, root,
+                              args.max_minutes, args.threads)
+            if row is None:
+                print(f"{name} seed {seed} stopped before {args.timesteps:,} steps; run again "
+                      "to resume")
+                continue
+            print(f"{name} seed {seed}: gap {row['gap']:.2f} [{row['gap_ci'][0]:.2f}, "
+                  f"{row['gap_ci'][1]:.2f}]", flush=True)
+            if seed == seeds[0]:
+                rows.append(row)
     if rows:
         from dice_env.io import atomic_write_text
 
         ran = {r["variant"] for r in rows}
         rows = merge_earlier_rows(rows, out / "ablations.json", config_digest(args.game))
         kept = [r["variant"] for r in rows if r["variant"] not in ran]
+        rows = [{**r, "seed_gaps": _merged(r.get("seed_gaps", {}), seed_gaps(root, args.game, r))}
+                for r in rows]
         command = "python scripts/ablations.py " + " ".join(
             argv if argv is not None else sys.argv[1:])
         atomic_write_text(out / "ablations.md",
