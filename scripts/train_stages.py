@@ -36,6 +36,9 @@ def load_stages(path: Path = STAGES) -> dict[str, list[dict]]:
             if unknown or not isinstance(stage.get("timesteps"), int):
                 raise ValueError(f"{path}: {game} stage {i} needs an integer 'timesteps' and "
                                  f"at most 'set' and 'config' (unknown keys: {unknown})")
+            if "config" in stage and not (ROOT / stage["config"]).is_file():
+                raise ValueError(f"{path}: {game} stage {i} names the config "
+                                 f"{stage['config']}, which is no file under {ROOT}")
             if stage["timesteps"] <= last:
                 raise ValueError(f"{path}: {game} stage {i} ends at {stage['timesteps']:,} "
                                  f"steps, not after the stage before it ({last:,})")
@@ -56,8 +59,10 @@ def stage_args(game: str, stages: list[dict], i: int, run_root: Path,
             "--timesteps", str(stage["timesteps"])]
     if i > 1:
         args += ["--init-from", str(stage_dir(run_root, game, i - 1) / "final.zip")]
-    if "config" in stage:
-        args += ["--config", stage["config"]]
+    if "config" in stage:  # relative to the repository root, wherever the script runs from
+        from train import shown_path
+
+        args += ["--config", shown_path(ROOT / stage["config"])]
     for key, value in stage.get("set", {}).items():
         args += ["--set", f"{key}={json.dumps(value)}"]
     if export is not None and i == len(stages):

@@ -399,3 +399,7 @@ def test_train_stages_chains_init_from_and_resumes(tmp_path):
     assert out.returncode == 2 and "not after the stage before it" in out.stderr
     committed = train_stages.load_stages()  # the committed chains are well-formed
     assert {"penta", "dice-poker"} <= set(committed)
+    missing = tmp_path / "missing.json"
+    missing.write_text(json.dumps({"penta": [{"timesteps": 512, "config": "no/such.json"}]}))
+    with pytest.raises(ValueError, match="no/such.json, which is no file"):
+        train_stages.load_stages(missing)
