@@ -171,11 +171,14 @@ def run_variant(game: str, name: str, overrides: list[str], timesteps: int, seed
     summary, train_seconds = trained
     agent = agents.load(str(run_dir / "final.zip"), game)
     r = optimality_gap(agent, game, EVAL_GAMES, seed=0, name=name)
+    measured = {k: v for k, v in r.summary().items() if k not in ("agent", "game")}
     out = {"variant": name, "overrides": overrides, "timesteps": summary["timesteps"],
-           "seed": seed, "config_digest": config_digest(game), "train_seconds": train_seconds,
+           "config_digest": config_digest(game), "train_seconds": train_seconds,
            "steps_per_second": summary["timesteps"] / max(train_seconds, 1e-9),
-           **{k: v for k, v in r.summary().items() if k not in ("agent", "game")}}
-    result_path.write_text(json.dumps(out, indent=1, default=float) + "\n")
+           **measured, "seed": seed, "eval_seed": measured.get("seed", 0)}  # training seed
+    from dice_env.io import atomic_write_text
+
+    atomic_write_text(result_path, json.dumps(out, indent=1, default=float) + "\n")
     return out
 
 

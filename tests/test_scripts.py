@@ -186,6 +186,28 @@ def test_ablations_keep_only_the_earlier_rows_that_are_still_valid(tmp_path):
     assert "rows of baseline are kept from an earlier run" in header
 
 
+def test_ablations_list_every_training_seed_of_a_variant(tmp_path):
+    """The 'other seeds' column: every measured training seed of the variant with the same
+    overrides, budget and base config, found in its run folders (not the evaluation seed)."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import ablations
+
+    name = "structured-linear"
+    for seed, gap, overrides in [(0, 16.0, None), (1, 22.0, None), (2, 20.0, None),
+                                 (3, 1.0, ["x=1"])]:
+        run = tmp_path / f"{name}-seed{seed}-abc"
+        run.mkdir()
+        (run / "ablation.json").write_text(json.dumps(
+            {"variant": name, "overrides": overrides or ablations.VARIANTS[name][1],
+             "timesteps": 100, "seed": seed, "eval_seed": 0, "gap": gap}))
+    row = {"variant": name, "overrides": ablations.VARIANTS[name][1], "timesteps": 100,
+           "config_digest": "abc", "seed": 0}
+    gaps = ablations.seed_gaps(tmp_path, "penta", row)
+    assert gaps == {"0": 16.0, "1": 22.0, "2": 20.0}
+    assert ablations._seeds_cell(gaps) == "16.00 / 22.00 / 20.00 (mean 19.33, seeds 0, 1, 2)"
+    assert ablations._seeds_cell({"0": 16.0}) == "—"
+
+
 def test_win_report_commits_the_median_seed_not_the_best():
     sys.path.insert(0, str(ROOT / "scripts"))
     import win_report
