@@ -240,11 +240,11 @@ def to_markdown(game: str, rows: list[dict], command: str, kept: list[str] | Non
              "same budget, and is measured by its exact gap to the optimum "
              f"(`agents.evaluation.optimality_gap`, {EVAL_GAMES:,} games, seed 0; the gap is in "
              "points of expected final score, lower is better). The gap and its columns are "
-             "those of training seed 0; *other seeds* lists the gaps of every training seed run "
-             "(`--seeds`), the spread an idea's gain must clear. Wall-clock time and steps/s "
+             "those of training seed 0; *every seed* lists the gaps of every training seed run "
+             "(`--seeds`): the spread an idea's gain must clear. Wall-clock time and steps/s "
              "depend on the machine's load when each variant ran; the gaps do not.", "",
              "| variant | change | steps | gap to the optimum (95 % CI) | after roll 1 | after "
-             "roll 2 | box choice | upper bonus rate | other seeds | train wall-clock | "
+             "roll 2 | box choice | upper bonus rate | every seed | train wall-clock | "
              "env steps/s |",
              "|---|---|---:|---:|---:|---:|---:|---:|---|---:|---:|"]
     for r in rows:
@@ -271,7 +271,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
                         help="training seed of the table's rows (default %(default)s)")
     parser.add_argument("--seeds", type=int, nargs="+", default=None, metavar="SEED",
                         help="train and measure these seeds of every variant; the first is the "
-                             "table's, the others fill its 'other seeds' column")
+                             "table's, all fill its 'every seed' column")
     parser.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
     parser.add_argument("--max-minutes", type=float, default=None,
                         help="stop each run after this long (a later call resumes it)")

@@ -187,7 +187,7 @@ def test_ablations_keep_only_the_earlier_rows_that_are_still_valid(tmp_path):
 
 
 def test_ablations_list_every_training_seed_of_a_variant(tmp_path):
-    """The 'other seeds' column: every measured training seed of the variant with the same
+    """The 'every seed' column: every measured training seed of the variant with the same
     overrides, budget and base config, found in its run folders (not the evaluation seed)."""
     sys.path.insert(0, str(ROOT / "scripts"))
     import ablations
