@@ -23,9 +23,10 @@ saying what the last checkpoint is or that there is none yet).  Training runs in
 The config's ``"trainer"`` picks the implementation: ``"sb3"`` (default; sb3-contrib's
 MaskablePPO) or ``"lean"`` (:mod:`agents.training.ppo.lean`: the same algorithm and network,
 faster).  Its ``"policy"`` picks the network: ``"mlp"`` (default; SB3's ``MlpPolicy``) or
-``"structured"`` (:mod:`agents.policies.structured`, the scorecard games: shared hold and box
-heads over per-action features; the configs ``penta-structured`` and
-``dice-poker-structured``, e.g. ``python scripts/train.py penta-structured``), with its options
+``"structured"`` (:mod:`agents.policies.structured`: shared action heads over per-action
+features; the scorecard games' hold and box heads in the configs ``penta-structured`` and
+``dice-poker-structured``, 5000's bank-or-roll head in ``fivethousand-structured``, e.g.
+``python scripts/train.py penta-structured``), with its options
 in ``policy_kwargs`` (``--set policy_kwargs.action_hidden=[64]``).  Either exports a
 MaskablePPO ``.zip`` that ``agents.load`` plays.
 """

@@ -128,11 +128,13 @@ def test_listed_actions_give_every_action_its_logit_and_masked_ones_are_never_ch
     boxes), and sampling never picks a masked action (the lean network, and the SB3 policy
     given the masks)."""
     from agents.training.ppo import build_sb3_model
+    from agents.training.ppo.config import structured_policy_kwargs
 
     rules = get_rules("penta")
     obs, mask = random_states(rules, 64, seed=2)
+    config = json.loads((ROOT / "agents/training/ppo/configs/penta-structured.json").read_text())
     torch.manual_seed(0)
-    net = StructuredActorCritic(obs.shape[1], "penta")
+    net = StructuredActorCritic(obs.shape[1], **structured_policy_kwargs(config))
     for p in net.parameters():  # away from the near-uniform start
         p.data.normal_(0, 0.3)
     heads = net.mlp_extractor
@@ -159,8 +161,7 @@ def test_listed_actions_give_every_action_its_logit_and_masked_ones_are_never_ch
     assert torch.all(logp.exp()[~m] == 0)
     draws = torch.multinomial(logp.exp(), 500, replacement=True)
     assert m.gather(1, draws).all()
-    model = build_sb3_model(json.loads((ROOT / "agents/training/ppo/configs/"
-                                        "penta-structured.json").read_text()), 0, num_envs=1)
+    model = build_sb3_model(config, 0, num_envs=1)
     model.policy.load_state_dict(net.state_dict())
     for _ in range(20):
         actions, _ = model.predict(obs, action_masks=mask, deterministic=False)

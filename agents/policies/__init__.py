@@ -8,9 +8,9 @@
   from ``"module:attr"`` / ``"path/to/file.py:attr"``;
 * :mod:`.specs` -- :func:`~.specs.load_policy`: which of those a spec is (what
   :func:`agents.load` calls);
-* :mod:`.structured` -- the structured policy of the scorecard games (shared action heads over
-  per-action features from the rules' tables): a MaskablePPO policy class, so its model files
-  load like any other.
+* :mod:`.structured` -- the structured policy of the scorecard games and of 5000 (shared action
+  heads over per-action features from the rules' tables): a MaskablePPO policy class, so its
+  model files load like any other.
 
 Nothing heavy is imported here: torch and stable-baselines3 load with a model.
 """

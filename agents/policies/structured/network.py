@@ -1,4 +1,6 @@
-"""The structured actor-critic network of the scorecard games (torch only).
+"""The structured actor-critic network of the scorecard games (torch only); 5000's counterpart
+is :mod:`.fivethousand_network`, built by the same :class:`StructuredActorCritic` with
+``family="fivethousand"``.
 
 :class:`StructuredHeads` scores every action of a scorecard game with networks shared across
 actions of a kind:
@@ -31,12 +33,13 @@ import numpy as np
 import torch
 from torch import nn
 
+from agents.policies.structured import FAMILIES
 from agents.policies.structured.features import ScorecardActionFeatures
 from dice_env.dice import N_HOLDS
 from dice_env.scorecard.rules import Rules, get_rules
 
-__all__ = ["DEFAULTS", "MASKED_LOGIT", "StructuredActorCritic", "StructuredHeads", "init_weights",
-           "rules_of"]
+__all__ = ["DEFAULTS", "FAMILIES", "MASKED_LOGIT", "StructuredActorCritic", "StructuredHeads",
+           "build_heads", "defaults_of", "init_weights", "rules_of"]
 
 #: the logit of a masked action (sb3-contrib's MaskableCategorical uses the same)
 MASKED_LOGIT = -1e8
@@ -47,6 +50,36 @@ MASKED_LOGIT = -1e8
 #: a reroll scores (:class:`~.features.ScorecardActionFeatures`; False leaves the kept dice)
 DEFAULTS: dict = {"state_hidden": [256], "action_hidden": [32], "value_hidden": [256, 256],
                   "action_activation": "relu", "linear_term": False, "reroll_features": True}
+
+
+def _check_family(family: str) -> None:
+    if family not in FAMILIES:
+        raise ValueError(f"unknown game family {family!r} of the structured policy; known: "
+                         f"{list(FAMILIES)}")
+
+
+def defaults_of(family: str) -> dict:
+    """The options of a family's structured network and their defaults: :data:`DEFAULTS`
+    (the scorecard games) or :data:`~.fivethousand_network.FIVETHOUSAND_DEFAULTS` (5000)."""
+    _check_family(family)
+    if family == "fivethousand":
+        from agents.policies.structured.fivethousand_network import FIVETHOUSAND_DEFAULTS
+
+        return FIVETHOUSAND_DEFAULTS
+    return DEFAULTS
+
+
+def build_heads(family: str, n_obs: int, rules: Any, **options: Any) -> nn.Module:
+    """The structured network's body (SB3's ``mlp_extractor``) of a game family:
+    :class:`StructuredHeads` for ``"scorecard"`` (``rules`` a preset name, knobs dict or
+    ``Rules``), :class:`~.fivethousand_network.FiveThousandHeads` for ``"fivethousand"``
+    (``rules`` ``"fivethousand"``, a knobs dict or ``FiveThousandRules``)."""
+    _check_family(family)
+    if family == "fivethousand":
+        from agents.policies.structured.fivethousand_network import FiveThousandHeads
+
+        return FiveThousandHeads(n_obs, rules, **options)
+    return StructuredHeads(n_obs, rules, **options)
 
 
 def rules_of(spec: str | dict | Rules) -> Rules:
@@ -185,18 +218,19 @@ class StructuredHeads(nn.Module):
         return self.forward_actor(obs), self.forward_critic(obs)
 
 
-def init_weights(extractor: StructuredHeads, value_net: nn.Linear) -> None:
+def init_weights(extractor: nn.Module, value_net: nn.Linear) -> None:
     """SB3's orthogonal initialisation: ``sqrt 2`` inside, 0.01 on what makes a logit (the
-    logit layers and the state-set linear weights ``G``), 1 on the value layer; biases 0.  The
-    policy starts near uniform, as SB3's does."""
-    for module, gain in ((extractor, np.sqrt(2)), (extractor.hold_head.logit, 0.01),
-                         (extractor.box_head.logit, 0.01), (value_net, 1.0)):
+    logit layers and the state-set linear weights ``G`` of every action head, in module
+    order), 1 on the value layer; biases 0.  The policy starts near uniform, as SB3's does."""
+    heads = [m for m in extractor.modules() if isinstance(m, _ActionHead)]  # in order
+    for module, gain in ((extractor, np.sqrt(2)), *((head.logit, 0.01) for head in heads),
+                         (value_net, 1.0)):
         for layer in module.modules():
             if isinstance(layer, nn.Linear):
                 nn.init.orthogonal_(layer.weight, gain=gain)
                 if layer.bias is not None:
                     layer.bias.data.fill_(0.0)
-    for head in (extractor.hold_head, extractor.box_head):
+    for head in heads:
         if head.linear_term:
             nn.init.orthogonal_(head.state_in.weight.data[head.n_hidden:], gain=0.01)
 
@@ -205,11 +239,20 @@ class StructuredActorCritic(nn.Module):
     """The lean trainer's structured network: ``forward(obs, mask)`` gives masked
     log-probabilities ``(N, A)`` and values ``(N,)``, like :class:`ActorCritic` of
     :mod:`agents.training.ppo.lean`, with the parameter names of
-    :class:`~.sb3_policy.StructuredMaskablePolicy`."""
+    :class:`~.sb3_policy.StructuredMaskablePolicy`.
 
-    def __init__(self, n_obs: int, rules: str | dict | Rules, **options: Any) -> None:
+    Args:
+        n_obs: observation entries.
+        rules: the game's rules (see :func:`build_heads`).
+        family: ``"scorecard"`` (:class:`StructuredHeads`) or ``"fivethousand"``
+            (:class:`~.fivethousand_network.FiveThousandHeads`).
+        **options: the network's options (:func:`defaults_of` the family).
+    """
+
+    def __init__(self, n_obs: int, rules: Any, family: str = "scorecard",
+                 **options: Any) -> None:
         super().__init__()
-        self.mlp_extractor = StructuredHeads(n_obs, rules, **options)
+        self.mlp_extractor = build_heads(family, n_obs, rules, **options)
         self.action_net = nn.Identity()
         self.value_net = nn.Linear(self.mlp_extractor.latent_dim_vf, 1)
         init_weights(self.mlp_extractor, self.value_net)

@@ -1,7 +1,7 @@
 """The committed PPO training configs (``agents/training/ppo/configs/<name>.json``) and what
 is derived from them: ``--set`` overrides, the rollout size a total is rounded to, and the
 policy network a config trains (``"policy"``: ``"mlp"``, SB3's ``MlpPolicy``, by default, or
-``"structured"``, :mod:`agents.policies.structured`)."""
+``"structured"``, :mod:`agents.policies.structured`, for the scorecard games and for 5000)."""
 
 from __future__ import annotations
 
@@ -71,35 +71,58 @@ def whole_rollouts(config: dict, timesteps: int) -> int:
 
 def policy_name(config: dict) -> str:
     """The policy network of a config: ``"mlp"`` (SB3's ``MlpPolicy``; the default) or
-    ``"structured"`` (:mod:`agents.policies.structured`, the scorecard games only).
-    ``ValueError`` for another name, or the structured policy on another game."""
+    ``"structured"`` (:mod:`agents.policies.structured`: the scorecard games' hold and box
+    heads, or 5000's action head).  ``ValueError`` for another name, or the structured policy
+    of a family that has none."""
     name = config.get("policy", "mlp")
     if name not in POLICIES:
         raise ValueError(f"unknown policy {name!r}; known: {list(POLICIES)}")
-    if name == "structured" and config.get("family", "scorecard") != "scorecard":
-        raise ValueError("the structured policy is built for the scorecard games' action space "
-                         "(holds and boxes); 5000 trains the 'mlp' policy")
+    if name == "structured":
+        from agents.policies.structured import FAMILIES  # (no torch imported)
+
+        family = config.get("family", "scorecard")
+        if family not in FAMILIES:
+            raise ValueError(f"the structured policy is built for the families "
+                             f"{list(FAMILIES)}, not {family!r}")
     return name
 
 
 def structured_policy_kwargs(config: dict) -> dict:
     """The keyword arguments of the structured policy of a config: its ``policy_kwargs`` (the
-    network's options, :data:`agents.policies.structured.network.DEFAULTS`) and the game's
-    rules, as the preset name of ``env_id`` or, with rule overrides in ``env_kwargs``, the
-    rules' knobs."""
-    from agents.policies.structured.network import DEFAULTS
-    from dice_env import SCORECARD_IDS
+    network's options, :func:`agents.policies.structured.network.defaults_of` the config's
+    ``family``), the game's rules and, for 5000, ``family="fivethousand"``.
+
+    The rules of a scorecard game are the preset name of ``env_id`` or, with rule overrides in
+    ``env_kwargs``, the rules' knobs; those of 5000 are ``"fivethousand"`` or, with knobs
+    (``target``, ``entry``, ``choose_scoring_dice``, ``rules``) in ``env_kwargs``, their
+    knobs.  ``ValueError`` for an unknown option or an ``env_id`` of another family.
+    """
+    from agents.policies.structured.network import defaults_of
+    from dice_env import FIVE_THOUSAND_IDS, SCORECARD_IDS
+
+    family = config.get("family", "scorecard")
+    defaults = defaults_of(family)
+    options = dict(config.get("policy_kwargs") or {})
+    unknown = sorted(set(options) - set(defaults))
+    if unknown:
+        raise ValueError(f"unknown policy_kwargs {unknown} of the structured policy "
+                         f"({family}); known: {sorted(defaults)}")
+    ids = FIVE_THOUSAND_IDS if family == "fivethousand" else SCORECARD_IDS
+    if config["env_id"] not in ids:
+        raise ValueError(f"the structured policy of family {family!r} plays {sorted(ids)}, not "
+                         f"{config['env_id']} (the scorecard games are {sorted(SCORECARD_IDS)}, "
+                         f"5000 is {sorted(FIVE_THOUSAND_IDS)})")
+    env_kwargs = config.get("env_kwargs", {})
+    if family == "fivethousand":
+        from dice_env.fivethousand.base import make_rules
+
+        knobs = {k: env_kwargs.get(k) for k in ("target", "entry", "choose_scoring_dice")}
+        rules = make_rules(env_kwargs.get("rules"), **knobs)
+        spec = "fivethousand" if rules == type(rules)() else rules.knobs()
+        return {**options, "rules": spec, "family": family}
     from dice_env.scorecard.rules import get_rules
 
-    options = dict(config.get("policy_kwargs") or {})
-    unknown = sorted(set(options) - set(DEFAULTS))
-    if unknown:
-        raise ValueError(f"unknown policy_kwargs {unknown} of the structured policy; known: "
-                         f"{sorted(DEFAULTS)}")
-    if config["env_id"] not in SCORECARD_IDS:
-        raise ValueError(f"the structured policy plays the scorecard games "
-                         f"{sorted(SCORECARD_IDS)}, not {config['env_id']}")
     preset = SCORECARD_IDS[config["env_id"]]
-    overrides = {k: v for k, v in config.get("env_kwargs", {}).items() if k not in _ENV_OPTIONS}
+    overrides = {k: v for k, v in env_kwargs.items() if k not in _ENV_OPTIONS}
     rules = get_rules(preset, **overrides).knobs() if overrides else preset
     return {**options, "rules": rules}

@@ -103,7 +103,7 @@ def sb3_policy(config: dict) -> tuple[Any, dict | None]:
     """``(policy, policy_kwargs)`` of MaskablePPO for a config's ``"policy"``: ``"MlpPolicy"``
     with the config's ``policy_kwargs``, or
     :class:`~agents.policies.structured.sb3_policy.StructuredMaskablePolicy` with
-    :func:`~.config.structured_policy_kwargs`."""
+    :func:`~.config.structured_policy_kwargs` (the scorecard games or 5000)."""
     if policy_name(config) == "structured":
         from agents.policies.structured.sb3_policy import StructuredMaskablePolicy
 

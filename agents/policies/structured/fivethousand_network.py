@@ -1,0 +1,109 @@
+"""The structured network of 5000 (torch only): the counterpart of
+:class:`~.network.StructuredHeads` for the bank-or-roll actions.
+
+:class:`FiveThousandHeads` scores every action of 5000 with one network shared by all of them:
+
+* a **state trunk** (MLP with tanh over the observation, ``state_hidden``) gives an embedding
+  ``e`` of the state;
+* an **action head** (:class:`~.network._ActionHead`), one network for every action:
+  ``logit(a) = w . relu(A e + F f + c)`` over the action's features ``f``
+  (:class:`~.fivethousand_features.FiveThousandActionFeatures`: what the set-aside adds, what a
+  bank does to the scores, what the next throw of a roll-on risks); with ``linear_term`` it adds
+  ``(G e) . f``, linear in the features with weights the state sets (how much a point of turn
+  total, or a bust chance, is worth now).  Under the literal rules its two actions (roll on,
+  bank) share the head; with ``choose_scoring_dice`` the 64 do, the head running only on the
+  legal set-asides' actions;
+* a **value** MLP over the observation (``value_hidden``), as SB3's ``MlpPolicy`` has one.
+
+The names are SB3's (``mlp_extractor``, ``action_net``, ``value_net`` around it, see
+:class:`~.network.StructuredActorCritic`), so the lean trainer's network and
+:class:`~.sb3_policy.StructuredMaskablePolicy` (``family="fivethousand"``) share one
+``state_dict`` layout.  Model-free: the features read the rules' tables, never a value.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+from torch import nn
+
+from agents.policies.structured.fivethousand_features import FiveThousandActionFeatures
+from agents.policies.structured.network import _ActionHead, _mlp
+from dice_env.fivethousand.observation import num_players_of
+from dice_env.fivethousand.rules import FiveThousandRules
+
+__all__ = ["FIVETHOUSAND_DEFAULTS", "FiveThousandHeads", "fivethousand_rules_of"]
+
+#: the options of the 5000 network and their defaults (a config's ``policy_kwargs`` override
+#: them): hidden sizes of the state trunk, of the action head and of the value MLP; the action
+#: head's activation; the state-set linear term ``(G e) . f``; whether the roll-on features
+#: include what one throw does (:class:`~.fivethousand_features.FiveThousandActionFeatures`)
+FIVETHOUSAND_DEFAULTS: dict = {"state_hidden": [128], "action_hidden": [32],
+                               "value_hidden": [128, 128], "action_activation": "relu",
+                               "linear_term": False, "throw_features": True}
+
+
+def fivethousand_rules_of(spec: str | dict | FiveThousandRules | None) -> FiveThousandRules:
+    """The rules a 5000 ``rules`` policy argument names: ``"fivethousand"`` (or ``None``: the
+    standard game), a ``FiveThousandRules.knobs()`` dict, or the rules."""
+    if isinstance(spec, FiveThousandRules):
+        return spec
+    if isinstance(spec, dict):
+        return FiveThousandRules.from_knobs(spec)
+    if spec is None or spec in ("fivethousand", "5000", "five-thousand"):
+        return FiveThousandRules()
+    raise ValueError(f"unknown 5000 rules {spec!r}: give 'fivethousand' or a dict of knobs "
+                     f"such as {FiveThousandRules().knobs()}")
+
+
+class FiveThousandHeads(nn.Module):
+    """The 5000 network's body (see the module doc), in SB3's ``mlp_extractor`` role.
+
+    Args:
+        n_obs: observation entries (``3P + 14``; the number of players is read from it).
+        rules: the 5000 rules (``"fivethousand"``, a knobs dict or ``FiveThousandRules``).
+        **options: see :data:`FIVETHOUSAND_DEFAULTS` (``ValueError`` for an unknown one).
+    """
+
+    def __init__(self, n_obs: int, rules: str | dict | FiveThousandRules = "fivethousand",
+                 **options: Any) -> None:
+        super().__init__()
+        unknown = sorted(set(options) - set(FIVETHOUSAND_DEFAULTS))
+        if unknown:
+            raise ValueError(f"unknown options {unknown} of the structured policy of 5000; "
+                             f"known: {sorted(FIVETHOUSAND_DEFAULTS)}")
+        o = {**FIVETHOUSAND_DEFAULTS, **options}
+        if not o["state_hidden"] or not o["action_hidden"]:
+            raise ValueError("state_hidden and action_hidden need at least one layer each")
+        self.features = FiveThousandActionFeatures(fivethousand_rules_of(rules),
+                                                   num_players_of(n_obs), o["throw_features"])
+        self.trunk = _mlp([n_obs, *o["state_hidden"]])
+        self.action_head = _ActionHead(o["state_hidden"][-1], self.features.n_features,
+                                       o["action_hidden"], o["action_activation"],
+                                       o["linear_term"])
+        self.value_net = _mlp([n_obs, *o["value_hidden"]])
+        self.latent_dim_pi = self.features.n_actions
+        self.latent_dim_vf = o["value_hidden"][-1] if o["value_hidden"] else n_obs
+
+    def forward_actor(self, obs: torch.Tensor) -> torch.Tensor:
+        """``(N, A)`` the unmasked logits: the head on the roll-on and the bank of every legal
+        set-aside; the actions of the other set-asides (never legal) get 0."""
+        features = self.features
+        rows, options, counts, listed = features.listed_features(obs)  # listed: (M, 2, F)
+        hidden_term, linear_term = self.action_head.state_terms(self.trunk(obs))
+        spread = {"repeats": 2 * counts, "dim": 0, "output_size": 2 * len(rows)}
+        logits = self.action_head(torch.repeat_interleave(hidden_term, **spread),
+                                  torch.repeat_interleave(linear_term, **spread),
+                                  listed.flatten(0, 1))
+        out = obs.new_zeros(len(obs), features.n_options, 2)
+        out = out.index_put((rows, options), logits.reshape(len(rows), 2))
+        return out.reshape(len(obs), features.n_actions)
+
+    def forward_critic(self, obs: torch.Tensor) -> torch.Tensor:
+        """The value latent: the value MLP over the observation."""
+        return self.value_net(obs)
+
+    def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """``(forward_actor(obs), forward_critic(obs))``."""
+        return self.forward_actor(obs), self.forward_critic(obs)
