@@ -75,8 +75,10 @@ def main(argv: list[str] | None = None) -> Path:
         for path in paths:
             c = read_curve(path)
             metric = "mean_score" if "mean_score" in c else "win_rate"
-            label = "PPO" + (f" vs {path.name.removesuffix('.eval.csv').split('-vs-')[1]}"
-                             if "-vs-" in path.name else "")
+            # 5000's committed model is evaluated against the optimal player
+            versus = (path.name.removesuffix(".eval.csv").split("-vs-")[1]
+                      if "-vs-" in path.name else "optimal" if metric == "win_rate" else None)
+            label = "PPO" + (f" vs {versus}" if versus else "")
             axes[0, col].plot([t / 1e6 for t in c["timesteps"]], c[metric], marker="o", ms=3,
                               label=label)
             axes[1, col].plot([t / 60 for t in c["train_seconds"]], c[metric], marker="o",
