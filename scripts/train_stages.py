@@ -8,7 +8,9 @@ stage whose ``final.zip`` exists is skipped, one with a checkpoint is resumed, s
 continues across sessions (``--max-minutes`` stops it with a checkpoint).  The last stage is
 exported to ``results/models/GAME.zip`` with its learning curve only with ``--export``.
 
-``--dry-run`` prints the ``scripts/train.py`` commands instead of running them.
+``--seed S`` trains the same recipe from another seed (run folders ``GAME-seed<S>-stage<i>``),
+to measure its spread; ``--dry-run`` prints the ``scripts/train.py`` commands instead of
+running them.
 """
 
 from __future__ import annotations
@@ -46,19 +48,19 @@ def load_stages(path: Path = STAGES) -> dict[str, list[dict]]:
     return data
 
 
-def stage_dir(run_root: Path, game: str, i: int) -> Path:
-    """The run folder of stage ``i`` (1-based)."""
-    return run_root / f"{game}-stage{i}"
+def stage_dir(run_root: Path, game: str, i: int, seed: int = 0) -> Path:
+    """The run folder of stage ``i`` (1-based) of training seed ``seed``."""
+    return run_root / (f"{game}-stage{i}" if seed == 0 else f"{game}-seed{seed}-stage{i}")
 
 
 def stage_args(game: str, stages: list[dict], i: int, run_root: Path,
-               export: Path | None = None) -> list[str]:
-    """The ``scripts/train.py`` arguments of stage ``i`` (1-based)."""
+               export: Path | None = None, seed: int = 0) -> list[str]:
+    """The ``scripts/train.py`` arguments of stage ``i`` (1-based) of training seed ``seed``."""
     stage = stages[i - 1]
-    args = [game, "--seed", "0", "--run-dir", str(stage_dir(run_root, game, i)),
+    args = [game, "--seed", str(seed), "--run-dir", str(stage_dir(run_root, game, i, seed)),
             "--timesteps", str(stage["timesteps"])]
     if i > 1:
-        args += ["--init-from", str(stage_dir(run_root, game, i - 1) / "final.zip")]
+        args += ["--init-from", str(stage_dir(run_root, game, i - 1, seed) / "final.zip")]
     if "config" in stage:  # relative to the repository root, wherever the script runs from
         from train import shown_path
 
@@ -75,6 +77,9 @@ def main(argv: list[str] | None = None) -> list[dict]:
     parser.add_argument("game", help="a game with stages in agents/training/ppo/stages.json")
     parser.add_argument("--run-root", type=Path, default=Path("runs") / "stages",
                         help="where the stages' run folders go (default %(default)s)")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="training seed (default 0, the committed models'); other seeds "
+                             "measure the recipe's spread")
     parser.add_argument("--export", action="store_true",
                         help="copy the last stage's model to results/models/GAME.zip")
     parser.add_argument("--max-minutes", type=float, default=None,
@@ -84,6 +89,8 @@ def main(argv: list[str] | None = None) -> list[dict]:
     parser.add_argument("--stages", type=Path, default=STAGES, help=argparse.SUPPRESS)
     argv = sys.argv[1:] if argv is None else list(argv)
     args = parser.parse_args(argv)
+    if args.seed < 0:
+        parser.error(f"--seed must be at least 0, got {args.seed}")
     try:
         all_stages = load_stages(args.stages)
     except (OSError, ValueError) as err:  # JSONDecodeError is a ValueError
@@ -98,17 +105,18 @@ def main(argv: list[str] | None = None) -> list[dict]:
     again = shlex.join(["python", train.shown_path(Path(__file__).resolve()), *argv])
     summaries = []
     for i in range(1, len(stages) + 1):
-        train_args = stage_args(args.game, stages, i, args.run_root, export)
+        train_args = stage_args(args.game, stages, i, args.run_root, export, args.seed)
         if args.dry_run:
             print(train.command(train_args))
             continue
-        run_dir = stage_dir(args.run_root, args.game, i)
+        run_dir = stage_dir(args.run_root, args.game, i, args.seed)
         last = i == len(stages)
         if (run_dir / "final.zip").exists() and not (export and last):
             print(f"stage {i}: done ({run_dir / 'final.zip'})", flush=True)
             continue
         if (run_dir / "checkpoint.pkl").exists():  # it keeps the settings it started with
-            train_args = [args.game, "--run-dir", str(run_dir), "--resume", "--timesteps",
+            train_args = [args.game, "--seed", str(args.seed), "--run-dir", str(run_dir),
+                          "--resume", "--timesteps",
                           str(stages[i - 1]["timesteps"])]
             if export and last:
                 train_args += ["--export", str(export)]

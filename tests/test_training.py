@@ -399,6 +399,10 @@ def test_train_stages_chains_init_from_and_resumes(tmp_path):
     assert out.returncode == 2 and "not after the stage before it" in out.stderr
     committed = train_stages.load_stages()  # the committed chains are well-formed
     assert {"penta", "dice-poker"} <= set(committed)
+    seed1 = train_stages.stage_args("penta", committed["penta"], 2, root, seed=1)
+    assert seed1[:2] == ["penta", "--seed"] and seed1[2] == "1"
+    assert str(root / "penta-seed1-stage2") in seed1
+    assert str(root / "penta-seed1-stage1" / "final.zip") in seed1
     missing = tmp_path / "missing.json"
     missing.write_text(json.dumps({"penta": [{"timesteps": 512, "config": "no/such.json"}]}))
     with pytest.raises(ValueError, match="no/such.json, which is no file"):
