@@ -5,7 +5,7 @@
 
 * a **state trunk** (MLP with tanh over the observation, ``state_hidden``) gives an embedding
   ``e`` of the state;
-* an **action head** (:class:`~.network._ActionHead`), one network for every action:
+* an **action head** (:class:`~.heads.ActionHead`), one network for every action:
   ``logit(a) = w . relu(A e + F f + c)`` over the action's features ``f``
   (:class:`~.fivethousand_features.FiveThousandActionFeatures`: what the set-aside adds, what a
   bank does to the scores, what the next throw of a roll-on risks); with ``linear_term`` it adds
@@ -29,7 +29,7 @@ import torch
 from torch import nn
 
 from agents.policies.structured.fivethousand_features import FiveThousandActionFeatures
-from agents.policies.structured.network import _ActionHead, _mlp
+from agents.policies.structured.heads import ActionHead, mlp
 from dice_env.fivethousand.observation import num_players_of
 from dice_env.fivethousand.rules import FiveThousandRules
 
@@ -78,11 +78,11 @@ class FiveThousandHeads(nn.Module):
             raise ValueError("state_hidden and action_hidden need at least one layer each")
         self.features = FiveThousandActionFeatures(fivethousand_rules_of(rules),
                                                    num_players_of(n_obs), o["throw_features"])
-        self.trunk = _mlp([n_obs, *o["state_hidden"]])
-        self.action_head = _ActionHead(o["state_hidden"][-1], self.features.n_features,
+        self.trunk = mlp([n_obs, *o["state_hidden"]])
+        self.action_head = ActionHead(o["state_hidden"][-1], self.features.n_features,
                                        o["action_hidden"], o["action_activation"],
                                        o["linear_term"])
-        self.value_net = _mlp([n_obs, *o["value_hidden"]])
+        self.value_net = mlp([n_obs, *o["value_hidden"]])
         self.latent_dim_pi = self.features.n_actions
         self.latent_dim_vf = o["value_hidden"][-1] if o["value_hidden"] else n_obs
 

@@ -26,7 +26,6 @@ the logits and ``forward_critic`` the value latent), ``action_net`` (the identit
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -35,6 +34,8 @@ from torch import nn
 
 from agents.policies.structured import FAMILIES
 from agents.policies.structured.features import ScorecardActionFeatures
+from agents.policies.structured.fivethousand_network import FIVETHOUSAND_DEFAULTS, FiveThousandHeads
+from agents.policies.structured.heads import ActionHead, mlp
 from dice_env.dice import N_HOLDS
 from dice_env.scorecard.rules import Rules, get_rules
 
@@ -63,8 +64,6 @@ def defaults_of(family: str) -> dict:
     (the scorecard games) or :data:`~.fivethousand_network.FIVETHOUSAND_DEFAULTS` (5000)."""
     _check_family(family)
     if family == "fivethousand":
-        from agents.policies.structured.fivethousand_network import FIVETHOUSAND_DEFAULTS
-
         return FIVETHOUSAND_DEFAULTS
     return DEFAULTS
 
@@ -76,8 +75,6 @@ def build_heads(family: str, n_obs: int, rules: Any, **options: Any) -> nn.Modul
     (``rules`` ``"fivethousand"``, a knobs dict or ``FiveThousandRules``)."""
     _check_family(family)
     if family == "fivethousand":
-        from agents.policies.structured.fivethousand_network import FiveThousandHeads
-
         return FiveThousandHeads(n_obs, rules, **options)
     return StructuredHeads(n_obs, rules, **options)
 
@@ -90,66 +87,6 @@ def rules_of(spec: str | dict | Rules) -> Rules:
     if isinstance(spec, dict):
         return Rules(**{k: tuple(v) if isinstance(v, list) else v for k, v in spec.items()})
     return get_rules(spec)
-
-
-#: the activations an action head may use (the trunk and the value MLP use tanh, as SB3's)
-ACTIVATIONS = {"tanh": nn.Tanh, "relu": nn.ReLU}
-
-
-def _mlp(sizes: Sequence[int], activation: type[nn.Module] = nn.Tanh) -> nn.Sequential:
-    layers: list[nn.Module] = []
-    for a, b in zip(sizes[:-1], sizes[1:], strict=True):
-        layers += [nn.Linear(a, b), activation()]
-    return nn.Sequential(*layers)
-
-
-class _ActionHead(nn.Module):
-    """One network over every action of a kind: the logit of an action with features ``f`` in
-    a state with embedding ``e`` is
-
-        ``w . act(... act(A e + F f + c)) [+ (G e) . f]``
-
-    a small MLP of the pair and, with ``linear_term``, a term linear in the features with
-    weights the state sets (``G e``: how much each box's expected points are worth now, say).
-    :meth:`state_terms` projects ``e`` once per state (``A e + c`` and ``G e``); :meth:`forward`
-    takes them gathered (or broadcast) to each action's row.
-    """
-
-    def __init__(self, n_state: int, n_features: int, hidden: Sequence[int],
-                 activation: str, linear_term: bool) -> None:
-        super().__init__()
-        first, *rest = hidden
-        if activation not in ACTIVATIONS:
-            raise ValueError(f"unknown activation {activation!r}; known: {sorted(ACTIVATIONS)}")
-        self.activation = ACTIVATIONS[activation]()
-        self.n_hidden = first
-        self.linear_term = bool(linear_term)
-        #: ``A`` and ``G`` stacked: one matmul per state
-        self.state_in = nn.Linear(n_state, first + (n_features if linear_term else 0))
-        self.feature_in = nn.Linear(n_features, first, bias=False)
-        self.hidden = _mlp([first, *rest], ACTIVATIONS[activation])
-        self.logit = nn.Linear(hidden[-1], 1)
-
-    def state_terms(self, state: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """``A e + c`` ``(N, first hidden)`` and ``G e`` ``(N, F)``, once per state."""
-        terms = self.state_in(state)
-        return terms[:, :self.n_hidden], terms[:, self.n_hidden:]
-
-    def forward(self, hidden_term: torch.Tensor, linear_term: torch.Tensor,
-                features: torch.Tensor) -> torch.Tensor:
-        """Logits of actions with ``features`` ``(..., F)``; the two :meth:`state_terms`
-        gathered (or broadcast) to the actions' rows."""
-        if features.dim() == 2 and hidden_term.shape == (len(features), self.n_hidden):
-            z = torch.addmm(hidden_term, features, self.feature_in.weight.t())  # one pass
-        else:
-            z = hidden_term + self.feature_in(features)
-        # the logit layer as a matrix-vector product: Linear(h, 1)'s backward is an outer
-        # product through a matrix multiply, several times slower on a CPU
-        logits = torch.matmul(self.hidden(self.activation(z)), self.logit.weight[0]) \
-            + self.logit.bias
-        if self.linear_term:
-            logits = logits + torch.linalg.vecdot(linear_term, features)
-        return logits
 
 
 class StructuredHeads(nn.Module):
@@ -171,13 +108,13 @@ class StructuredHeads(nn.Module):
         if not o["state_hidden"] or not o["action_hidden"]:
             raise ValueError("state_hidden and action_hidden need at least one layer each")
         self.features = ScorecardActionFeatures(rules_of(rules), o["reroll_features"])
-        self.trunk = _mlp([n_obs, *o["state_hidden"]])
+        self.trunk = mlp([n_obs, *o["state_hidden"]])
         width = o["state_hidden"][-1]
         head = {"hidden": o["action_hidden"], "activation": o["action_activation"],
                 "linear_term": o["linear_term"]}
-        self.hold_head = _ActionHead(width, self.features.n_hold_features, **head)
-        self.box_head = _ActionHead(width, self.features.n_box_features, **head)
-        self.value_net = _mlp([n_obs, *o["value_hidden"]])
+        self.hold_head = ActionHead(width, self.features.n_hold_features, **head)
+        self.box_head = ActionHead(width, self.features.n_box_features, **head)
+        self.value_net = mlp([n_obs, *o["value_hidden"]])
         self.latent_dim_pi = N_HOLDS + self.features.n_boxes
         self.latent_dim_vf = o["value_hidden"][-1] if o["value_hidden"] else n_obs
 
@@ -202,7 +139,7 @@ class StructuredHeads(nn.Module):
         return torch.cat([hold_logits, box_logits], dim=1)
 
     @staticmethod
-    def _listed_logits(head: _ActionHead, state: torch.Tensor, counts: torch.Tensor,
+    def _listed_logits(head: ActionHead, state: torch.Tensor, counts: torch.Tensor,
                        features: torch.Tensor) -> torch.Tensor:
         """``head``'s logits of listed actions: ``counts[i]`` rows of ``features`` per state
         ``i`` (in order)."""
@@ -222,7 +159,7 @@ def init_weights(extractor: nn.Module, value_net: nn.Linear) -> None:
     """SB3's orthogonal initialisation: ``sqrt 2`` inside, 0.01 on what makes a logit (the
     logit layers and the state-set linear weights ``G`` of every action head, in module
     order), 1 on the value layer; biases 0.  The policy starts near uniform, as SB3's does."""
-    heads = [m for m in extractor.modules() if isinstance(m, _ActionHead)]  # in order
+    heads = [m for m in extractor.modules() if isinstance(m, ActionHead)]  # in order
     for module, gain in ((extractor, np.sqrt(2)), *((head.logit, 0.01) for head in heads),
                          (value_net, 1.0)):
         for layer in module.modules():
