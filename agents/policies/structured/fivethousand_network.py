@@ -29,7 +29,7 @@ import torch
 from torch import nn
 
 from agents.policies.structured.fivethousand_features import FiveThousandActionFeatures
-from agents.policies.structured.heads import ActionHead, mlp
+from agents.policies.structured.heads import ActionHead, mlp, network_options
 from dice_env.fivethousand.observation import num_players_of
 from dice_env.fivethousand.rules import FiveThousandRules
 
@@ -69,13 +69,7 @@ class FiveThousandHeads(nn.Module):
     def __init__(self, n_obs: int, rules: str | dict | FiveThousandRules = "fivethousand",
                  **options: Any) -> None:
         super().__init__()
-        unknown = sorted(set(options) - set(FIVETHOUSAND_DEFAULTS))
-        if unknown:
-            raise ValueError(f"unknown options {unknown} of the structured policy of 5000; "
-                             f"known: {sorted(FIVETHOUSAND_DEFAULTS)}")
-        o = {**FIVETHOUSAND_DEFAULTS, **options}
-        if not o["state_hidden"] or not o["action_hidden"]:
-            raise ValueError("state_hidden and action_hidden need at least one layer each")
+        o = network_options(FIVETHOUSAND_DEFAULTS, options, "the structured policy of 5000")
         self.features = FiveThousandActionFeatures(fivethousand_rules_of(rules),
                                                    num_players_of(n_obs), o["throw_features"])
         self.trunk = mlp([n_obs, *o["state_hidden"]])

@@ -6,12 +6,13 @@ embedding, and :func:`mlp`.  :mod:`.network` (the scorecard games) and
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import torch
 from torch import nn
 
-__all__ = ["ACTIVATIONS", "ActionHead", "mlp"]
+__all__ = ["ACTIVATIONS", "ActionHead", "mlp", "network_options"]
 
 #: the activations an action head may use (the trunk and the value MLP use tanh, as SB3's)
 ACTIVATIONS = {"tanh": nn.Tanh, "relu": nn.ReLU}
@@ -72,3 +73,16 @@ class ActionHead(nn.Module):
         if self.linear_term:
             logits = logits + torch.linalg.vecdot(linear_term, features)
         return logits
+
+
+def network_options(defaults: Mapping[str, Any], options: Mapping[str, Any],
+                    policy: str = "the structured policy") -> dict[str, Any]:
+    """``options`` over ``defaults``, checked: ``ValueError`` naming ``policy`` for an unknown
+    option, or for a state trunk or action head without a layer."""
+    unknown = sorted(set(options) - set(defaults))
+    if unknown:
+        raise ValueError(f"unknown options {unknown} of {policy}; known: {sorted(defaults)}")
+    merged = {**defaults, **options}
+    if not merged["state_hidden"] or not merged["action_hidden"]:
+        raise ValueError("state_hidden and action_hidden need at least one layer each")
+    return merged

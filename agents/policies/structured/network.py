@@ -35,7 +35,7 @@ from torch import nn
 from agents.policies.structured import FAMILIES
 from agents.policies.structured.features import ScorecardActionFeatures
 from agents.policies.structured.fivethousand_network import FIVETHOUSAND_DEFAULTS, FiveThousandHeads
-from agents.policies.structured.heads import ActionHead, mlp
+from agents.policies.structured.heads import ActionHead, mlp, network_options
 from dice_env.dice import N_HOLDS
 from dice_env.scorecard.rules import Rules, get_rules
 
@@ -100,13 +100,7 @@ class StructuredHeads(nn.Module):
 
     def __init__(self, n_obs: int, rules: str | dict | Rules, **options: Any) -> None:
         super().__init__()
-        unknown = sorted(set(options) - set(DEFAULTS))
-        if unknown:
-            raise ValueError(f"unknown options {unknown} of the structured policy; known: "
-                             f"{sorted(DEFAULTS)}")
-        o = {**DEFAULTS, **options}
-        if not o["state_hidden"] or not o["action_hidden"]:
-            raise ValueError("state_hidden and action_hidden need at least one layer each")
+        o = network_options(DEFAULTS, options)
         self.features = ScorecardActionFeatures(rules_of(rules), o["reroll_features"])
         self.trunk = mlp([n_obs, *o["state_hidden"]])
         width = o["state_hidden"][-1]
