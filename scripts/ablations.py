@@ -200,7 +200,7 @@ def merge_earlier_rows(rows: list[dict], path: Path, digest: str) -> list[dict]:
     return [by_name[n] for n in VARIANTS if n in by_name]
 
 
-def seed_gaps(root: Path, game: str, row: dict) -> dict[str, float]:
+def seed_gaps(root: Path, row: dict) -> dict[str, float]:
     """Seed -> gap of every measured run of ``row``'s variant under ``root`` with its
     overrides, budget and base config (``"0"``, ``"1"``, ... in order)."""
     found = {}
@@ -315,7 +315,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
         ran = {r["variant"] for r in rows}
         rows = merge_earlier_rows(rows, out / "ablations.json", config_digest(args.game))
         kept = [r["variant"] for r in rows if r["variant"] not in ran]
-        rows = [{**r, "seed_gaps": _merged(r.get("seed_gaps", {}), seed_gaps(root, args.game, r))}
+        rows = [{**r, "seed_gaps": _merged(r.get("seed_gaps", {}), seed_gaps(root, r))}
                 for r in rows]
         command = "python scripts/ablations.py " + " ".join(
             argv if argv is not None else sys.argv[1:])

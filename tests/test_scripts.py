@@ -202,7 +202,7 @@ def test_ablations_list_every_training_seed_of_a_variant(tmp_path):
              "timesteps": 100, "seed": seed, "eval_seed": 0, "gap": gap}))
     row = {"variant": name, "overrides": ablations.VARIANTS[name][1], "timesteps": 100,
            "config_digest": "abc", "seed": 0}
-    gaps = ablations.seed_gaps(tmp_path, "penta", row)
+    gaps = ablations.seed_gaps(tmp_path, row)
     assert gaps == {"0": 16.0, "1": 22.0, "2": 20.0}
     assert ablations._seeds_cell(gaps) == "16.00 / 22.00 / 20.00 (mean 19.33, seeds 0, 1, 2)"
     assert ablations._seeds_cell({"0": 16.0}) == "—"
