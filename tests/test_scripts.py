@@ -110,6 +110,8 @@ BAD_ARGUMENTS = [
     ("plot_results.py", ["--results", "/nonexistent"], "no learning curves"),
     ("ppo_seeds.py", ["--eval-games", "1"], "at least 2"),
     ("ppo_seeds.py", ["--games", "chess"], "invalid choice"),
+    ("ppo_recipe_seeds.py", ["--eval-games", "1"], "at least 2"),
+    ("ppo_recipe_seeds.py", ["--seeds", "-1"], "at least 0"),
     ("win_report.py", ["--players", "7"], "2 to 6"),
     ("win_report.py", ["--sets", "0"], "at least 1"),
     ("train_win_value.py", ["chess"], "invalid choice"),

@@ -407,3 +407,46 @@ def test_train_stages_chains_init_from_and_resumes(tmp_path):
     missing.write_text(json.dumps({"penta": [{"timesteps": 512, "config": "no/such.json"}]}))
     with pytest.raises(ValueError, match="no/such.json, which is no file"):
         train_stages.load_stages(missing)
+
+
+def test_ppo_recipe_seeds_trains_measures_and_commits_the_median_seed(tmp_path, monkeypatch,
+                                                                       capsys):
+    """scripts/ppo_recipe_seeds.py: every seed runs the recipe's stages, is measured by its
+    exact gap (once: the measurement is kept with the model), and --export copies the median
+    seed's model and curve, never the best; a game with an unfinished seed is not exported."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import ppo_recipe_seeds
+    from learned_value_seeds import median_row
+
+    config = _tiny_config(tmp_path, trainer="lean")
+    stages = tmp_path / "stages.json"
+    stages.write_text(json.dumps({"penta": [{"timesteps": 256, "config": str(config)}]}))
+    common = ["--games", "penta", "--eval-games", "4", "--stages", str(stages),
+              "--run-root", str(tmp_path / "runs")]
+    rows = ppo_recipe_seeds.main([*common, "--seeds", "0", "1", "2", "--export",
+                                  "--out", str(tmp_path / "out")])["penta"]
+    assert [r["seed"] for r in rows] == [0, 1, 2] and len({r["gap"] for r in rows}) == 3
+    median = median_row(rows)["seed"]
+    assert sorted(rows, key=lambda r: r["gap"])[1]["seed"] == median
+    final = tmp_path / "runs" / ("penta-stage1" if median == 0 else f"penta-seed{median}-stage1")
+    models = tmp_path / "out" / "models"
+    assert (models / "penta.zip").read_bytes() == (final / "final.zip").read_bytes()
+    assert (models / "penta.eval.csv").read_bytes() == (final / "eval.csv").read_bytes()
+    table = (tmp_path / "out" / "ppo_recipe_seeds.md").read_text()
+    marked = [line for line in table.splitlines() if line.endswith("✓ |")]
+    assert len(marked) == 1 and marked[0].startswith(f"| penta | {median} | 256 |")
+
+    def no_measuring(*args, **kwargs):
+        raise AssertionError("measured again")
+
+    monkeypatch.setattr(ppo_recipe_seeds, "measure_agent", no_measuring)
+    again = ppo_recipe_seeds.main([*common, "--seeds", "0", "1", "2", "--no-train",
+                                   "--out", str(tmp_path / "again")])["penta"]
+    assert again == rows
+    capsys.readouterr()
+    ppo_recipe_seeds.main([*common, "--seeds", "0", "5", "--no-train", "--export",
+                           "--out", str(tmp_path / "partial")])
+    assert "not finished" in (err := capsys.readouterr().err) and "penta seed 5" in err
+    table = (tmp_path / "partial" / "ppo_recipe_seeds.md").read_text()
+    assert "| penta | 0 |" in table and "| penta | 5 |" not in table
+    assert not (tmp_path / "partial" / "models").exists()
