@@ -172,10 +172,10 @@ def main(argv: list[str] | None = None) -> dict:
         print(f"training runs in whole rollouts of {rollout:,} steps: {requested:,} requested, "
               f"{total:,} to run")
 
-    import torch
+    if args.threads:  # (numba's threads, started later, would undo a plain set_num_threads)
+        from agents.training.threads import set_torch_threads
 
-    if args.threads:
-        torch.set_num_threads(args.threads)
+        set_torch_threads(args.threads)
     try:
         if args.resume:
             if lean:

@@ -450,3 +450,34 @@ def test_ppo_recipe_seeds_trains_measures_and_commits_the_median_seed(tmp_path, 
     table = (tmp_path / "partial" / "ppo_recipe_seeds.md").read_text()
     assert "| penta | 0 |" in table and "| penta | 5 |" not in table
     assert not (tmp_path / "partial" / "models").exists()
+
+
+def test_torch_threads_stay_set_after_numba_starts_its_threads():
+    """set_torch_threads(1) survives numba's OpenMP layer starting later (the kernels of the
+    5000 optimal opponents, at the training env's reset), which a plain
+    torch.set_num_threads(1) does not on a machine of several cores.  Fresh processes: this one
+    may have started numba's threads already."""
+    import os
+
+    def threads_after_reset(setting: str) -> int:
+        code = ("import json, torch\n"
+                f"{setting}(1)\n"
+                "torch.get_num_threads()\n"  # torch's pool starts first, as in training
+                "from agents.training.ppo.envs import make_batched_env\n"
+                "config = json.load(open('agents/training/ppo/configs/"
+                "fivethousand-structured.json'))\n"
+                "make_batched_env({**config, 'num_envs': 64}, seed=0).reset(seed=0)\n"
+                "print(torch.get_num_threads())\n")
+        out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                             text=True, timeout=300)
+        assert out.returncode == 0, out.stderr
+        return int(out.stdout.split()[-1])
+
+    helper = "from agents.training.threads import set_torch_threads\nset_torch_threads"
+    assert threads_after_reset(helper) == 1
+    if (os.cpu_count() or 1) > 1:  # the trap the helper avoids
+        assert threads_after_reset("torch.set_num_threads") > 1
+    from agents.training.threads import set_torch_threads
+
+    with pytest.raises(ValueError, match="at least 1"):
+        set_torch_threads(0)

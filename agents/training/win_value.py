@@ -42,6 +42,7 @@ from agents.scorecard.score_spread import ScoreMoments, load_or_compute_spread, 
 from agents.scorecard.turn_policy import solve_turn, turn_leaves
 from agents.scorecard.win_value import WinValueModel, next_turn_value
 from agents.training.learned_value.files import write_model_and_curve
+from agents.training.threads import set_torch_threads
 from dice_env.io import atomic_write_bytes
 from dice_env.scorecard.rules import Rules
 
@@ -212,7 +213,7 @@ def train_rules(rules: Rules, config: TrainConfig, *, moments: ScoreMoments | No
     """:func:`train` on explicit ``rules`` (``config.game`` is only recorded), with the
     score-optimal ``moments`` if already loaded; ``on_layer(k)`` is called before each layer."""
     if config.threads:
-        torch.set_num_threads(config.threads)
+        set_torch_threads(config.threads)
     if moments is None:
         moments = load_or_compute_spread(rules, progress=config.progress)
     torch.manual_seed(config.seed)

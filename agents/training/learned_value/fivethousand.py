@@ -65,6 +65,7 @@ from agents.fivethousand.learned_value import (
     turn_start_values,
 )
 from agents.training.learned_value.files import write_model_and_curve
+from agents.training.threads import set_torch_threads
 from dice_env.fivethousand.rules import FiveThousandRules
 from dice_env.io import atomic_write_bytes
 
@@ -150,7 +151,7 @@ def train(config: TrainConfig) -> TrainResult:
     """Train a learned-value model by fitted value iteration (see the module doc)."""
     t0 = time.perf_counter()
     if config.threads:
-        torch.set_num_threads(config.threads)
+        set_torch_threads(config.threads)
     rules = rules_of(config.rules)
     model = ValueModel(rules, config.hidden, seed=config.seed, device=config.device)
     tm = model.turn_model
@@ -428,7 +429,7 @@ def train_n(config: NTrainConfig, checkpoint: str | Path | None = None, resume: 
     """
     n_players = check_num_players(config.num_players)
     if config.threads:
-        torch.set_num_threads(config.threads)
+        set_torch_threads(config.threads)
     rules = rules_of(config.rules)
     model = NValueModel(rules, n_players, config.hidden, seed=config.seed, device=config.device)
     tm = model.turn_model

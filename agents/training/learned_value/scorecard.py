@@ -33,6 +33,7 @@ from agents.scorecard.learned_value import (
     turn_start_values,
 )
 from agents.training.learned_value.files import write_model_and_curve
+from agents.training.threads import set_torch_threads
 from dice_env.scorecard import game as G
 from dice_env.scorecard.rules import FIVE_FIFTY, FIVE_OPEN, FIVE_ZERO, Rules
 
@@ -438,7 +439,7 @@ def train(config: TrainConfig, clock: Callable[[], float] = time.perf_counter) -
     test passes a fake one to make the budget's decisions independent of the machine.
     """
     if config.threads:
-        torch.set_num_threads(config.threads)
+        set_torch_threads(config.threads)
     run = _Run(config, clock)
     n_boxes = run.rules.n_boxes
     bar = None
