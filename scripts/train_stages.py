@@ -8,9 +8,10 @@ stage whose ``final.zip`` exists is skipped, one with a checkpoint is resumed, s
 continues across sessions (``--max-minutes`` stops it with a checkpoint).  The last stage is
 exported to ``results/models/GAME.zip`` with its learning curve only with ``--export``.
 
-``--seed S`` trains the same recipe from another seed (run folders ``GAME-seed<S>-stage<i>``),
-to measure its spread; ``--dry-run`` prints the ``scripts/train.py`` commands instead of
-running them.
+``--seed S`` trains the same recipe from another seed (run folders ``GAME-seed<S>-stage<i>``);
+the committed model of each game is the median of seeds 0-2 (``scripts/ppo_recipe_seeds.py
+--export`` measures them and copies it).  ``--dry-run`` prints the ``scripts/train.py``
+commands instead of running them.
 """
 
 from __future__ import annotations
@@ -78,8 +79,8 @@ def main(argv: list[str] | None = None) -> list[dict]:
     parser.add_argument("--run-root", type=Path, default=Path("runs") / "stages",
                         help="where the stages' run folders go (default %(default)s)")
     parser.add_argument("--seed", type=int, default=0,
-                        help="training seed (default 0, the committed models'); other seeds "
-                             "measure the recipe's spread")
+                        help="training seed (default 0); scripts/ppo_recipe_seeds.py measures "
+                             "seeds 0-2 and commits the median")
     parser.add_argument("--export", action="store_true",
                         help="copy the last stage's model to results/models/GAME.zip")
     parser.add_argument("--max-minutes", type=float, default=None,
