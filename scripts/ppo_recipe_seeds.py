@@ -27,8 +27,8 @@ import argparse
 import csv
 import hashlib
 import json
-import statistics
 import sys
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -36,6 +36,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 from _cli_args import OneLineParser, at_least, output_folder, positive_float  # noqa: E402
 from learned_value_seeds import measure_agent, median_row  # noqa: E402
+from ppo_seeds import seed_lines  # noqa: E402
 
 GAMES = ["penta", "dice-poker", "fivethousand"]
 SEEDS = [0, 1, 2]
@@ -51,13 +52,10 @@ def final_model(game: str, seed: int, n_stages: int, run_root: Path = RUN_ROOT) 
     return stage_dir(run_root, game, n_stages, seed) / "final.zip"
 
 
-def training_seconds(curve: Path) -> float | None:
-    """The wall-clock of a run by its learning curve (the last ``train_seconds``)."""
-    if not curve.exists():
-        return None
+def curve_rows(curve: Path) -> list[dict]:
+    """The rows of a run's learning curve (``eval.csv``)."""
     with curve.open(newline="") as f:
-        rows = list(csv.DictReader(f))
-    return float(rows[-1]["train_seconds"]) if rows and "train_seconds" in rows[0] else None
+        return list(csv.DictReader(f))
 
 
 def measure_seed(game: str, seed: int, model: Path, eval_games: int) -> dict:
@@ -75,12 +73,12 @@ def measure_seed(game: str, seed: int, model: Path, eval_games: int) -> dict:
             cached = {}
         if cached.get("sha256") == digest and cached.get("eval_games") == games:
             return cached
-    curve = model.parent / "eval.csv"
-    with curve.open(newline="") as f:
-        steps = int(list(csv.DictReader(f))[-1]["timesteps"])
-    row = {"seed": seed, "timesteps": steps, "eval_games": games,
+    last = curve_rows(model.parent / "eval.csv")[-1]
+    seconds = last.get("train_seconds")
+    row = {"seed": seed, "timesteps": int(last["timesteps"]), "eval_games": games,
            **measure_agent(agents.load(str(model), game), game, games),
-           "train_seconds": training_seconds(curve), "sha256": digest}
+           "train_seconds": None if seconds in (None, "") else float(seconds),
+           "sha256": digest}
     from dice_env.io import atomic_write_text
 
     atomic_write_text(cache, json.dumps(row, indent=1, default=float) + "\n")
@@ -102,18 +100,8 @@ def to_markdown(rows: dict[str, list[dict]], command: str, eval_games: int,
              "", "| game | seed | steps | gap (95 % CI) | unit | expected score / win rate | "
              "training wall-clock | committed |", "|---|---:|---:|---:|---|---:|---:|:---:|"]
     for game, rs in rows.items():
-        median = median_row(rs)["seed"]  # by gap: for 5000 the same order as the win rate
-        digits = 4 if game == "fivethousand" else 2
-        for r in rs:
-            secs = "" if r["train_seconds"] is None else f"{r['train_seconds'] / 60:.0f} min"
-            lines.append(f"| {game} | {r['seed']} | {r['timesteps']:,} | {r['gap']:.{digits}f} "
-                         f"[{r['ci'][0]:.{digits}f}, {r['ci'][1]:.{digits}f}] | {r['unit']} | "
-                         f"{r['value']:.4f} | {secs} | {'✓' if r['seed'] == median else ''} |")
-        gaps, values = [r["gap"] for r in rs], [r["value"] for r in rs]
-        lines.append(f"| {game} | mean (range) | | **{statistics.mean(gaps):.{digits}f}** "
-                     f"({min(gaps):.{digits}f} – {max(gaps):.{digits}f}) | | "
-                     f"{statistics.mean(values):.4f} ({min(values):.4f} – {max(values):.4f}) "
-                     "| | |")
+        lines += seed_lines(game, rs, lambda r: [
+            "" if r["train_seconds"] is None else f"{r['train_seconds'] / 60:.0f} min"])
     lines += ["", "Stages (total steps each ends at): " + "; ".join(
         f"{g}: " + ", ".join(f"{s['timesteps']:,}" for s in stages[g]) for g in rows), ""]
     return "\n".join(lines)
@@ -155,8 +143,6 @@ def main(argv: list[str] | None = None) -> dict[str, list[dict]]:
     parser.add_argument("--stages", type=Path, default=None, help=argparse.SUPPRESS)
     argv = sys.argv[1:] if argv is None else list(argv)
     args = parser.parse_args(argv)
-    import time
-
     import train_stages
 
     try:
