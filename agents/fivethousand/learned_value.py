@@ -54,6 +54,7 @@ import torch
 from torch import nn
 
 from agents.networks import mlp
+from agents.paths import committed_model
 from dice_env.fivethousand import game as G
 from dice_env.fivethousand import rules as R
 from dice_env.fivethousand.observation import decode_observation, num_players_of
@@ -80,9 +81,8 @@ __all__ = [
     "state_features",
 ]
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
 #: where ``LearnedValueAgent`` looks for its model by default
-DEFAULT_MODEL_PATH = REPO_ROOT / "results" / "models" / "learned-value-fivethousand.pt"
+DEFAULT_MODEL_PATH = committed_model("learned-value-fivethousand.pt")
 #: the game names the agent accepts (the literal two-player game; names in any case)
 GAME_NAMES = ("fivethousand", "5000", "five-thousand", "dice_env/FiveThousand-v0")
 #: codes of :attr:`TurnModel.bank_next` that are not a next state
@@ -487,9 +487,8 @@ def check_num_players(num_players: Any) -> int:
 
 def n_player_model_path(num_players: int) -> Path:
     """Where the ``N``-player model is looked for:
-    ``results/models/learned-value-fivethousand-<N>p.pt``."""
-    return (REPO_ROOT / "results" / "models"
-            / f"learned-value-fivethousand-{check_num_players(num_players)}p.pt")
+    the committed ``learned-value-fivethousand-<N>p.pt`` (package data)."""
+    return committed_model(f"learned-value-fivethousand-{check_num_players(num_players)}p.pt")
 
 
 def train_command(num_players: int, path: str | Path) -> str:

@@ -29,10 +29,33 @@ class _Formatter(argparse.HelpFormatter):
                              subsequent_indent=indent, break_on_hyphens=False)
 
 
-def _parser() -> argparse.ArgumentParser:
+class _Parser(argparse.ArgumentParser):
+    """One-line errors (exit status 2), and the example kept on its own line."""
+
+    def error(self, message: str):  # type: ignore[override]
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+    def format_help(self) -> str:
+        return super().format_help() + EXAMPLE
+
+
+EXAMPLE = "\nExample:\n  dice-env play penta --advise --opponents heuristic\n"
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be at least 0, got {value}")
+    return value
+
+
+def _parser(prog: str = "dice-play") -> argparse.ArgumentParser:
     players = available()
-    p = argparse.ArgumentParser(
-        prog="dice-play", formatter_class=_Formatter,
+    p = _Parser(
+        prog=prog, formatter_class=_Formatter,
         description="Play Penta, Dice Poker or 5000 in the terminal, alone or against bots.",
         epilog=f"Scorecard bots: {', '.join(players[SCORECARD])}. 5000 bots: "
                f"{', '.join(players[FIVE_THOUSAND])} (ppo, learned-value and win-value play the "
@@ -51,7 +74,7 @@ def _parser() -> argparse.ArgumentParser:
                    help="after the last roll, score the computer's choice if you have not "
                         "started typing within S seconds (0 disables; default 3; scorecard "
                         "games)")
-    p.add_argument("--seed", type=int, default=None, help="seed for a reproducible game")
+    p.add_argument("--seed", type=_seed, default=None, help="seed for a reproducible game")
     return p
 
 
@@ -67,10 +90,10 @@ def _resolve_game(name: str) -> str:
 
 
 def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None,
-         stdout: TextIO | None = None) -> int:
+         stdout: TextIO | None = None, *, prog: str = "dice-play") -> int:
     """Run the interactive player; returns the exit status (0 also after ``q``, 2 for bad
     options, 130 after Ctrl-C)."""
-    parser = _parser()
+    parser = _parser(prog)
     args = parser.parse_args(argv)
     term = Terminal(stdin or sys.stdin, stdout or sys.stdout)
     opponents = [o.strip().lower() for o in args.opponents.split(",") if o.strip()]

@@ -1,6 +1,7 @@
 """Trained MaskablePPO players (``agents.make("ppo", game)``).
 
-The committed models live in ``results/models/<game>.zip`` (written by ``scripts/train.py``);
+The committed models ship inside the package (:func:`agents.paths.committed_model`:
+``agents/models/<game>.zip`` in a checkout, written by ``dice-env train --export``);
 ``model_path`` loads another one.  The player is deterministic by default (the most probable
 legal action) and always passes the action mask, so it never returns an illegal action.
 :class:`PPOAgent` is an :class:`~agents.policies.sb3_models.SB3Agent` (what :func:`agents.load`
@@ -10,32 +11,36 @@ builds for a model file) that finds the committed model of its game.
 from __future__ import annotations
 
 import os
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from agents.games import resolve
+from agents.paths import committed_model
 from agents.policies.sb3_models import SB3Agent
 
-MODELS_DIR = Path(__file__).resolve().parents[2] / "results" / "models"
-#: the PPO training configs (data files of agents.training.ppo, read here only to name one in a
-#: hint; this module does not import the trainer, which sits a layer above the players)
-CONFIG_DIR = Path(__file__).resolve().parents[1] / "training" / "ppo" / "configs"
+
+def _config_names() -> list[str]:
+    """The PPO training configs' names (data files of agents.training.ppo, read here only to
+    name one in a hint; this module does not import the trainer, a layer above the players)."""
+    configs = resources.files("agents").joinpath("training", "ppo", "configs")
+    return sorted(p.name[:-5] for p in configs.iterdir() if p.name.endswith(".json"))
 
 
 def default_model_path(game: Any) -> Path:
-    """``results/models/<stem>.zip`` of a game (any name :func:`agents.games.resolve` takes)."""
-    return MODELS_DIR / f"{resolve(game).model_name}.zip"
+    """The committed ``<stem>.zip`` of a game (any name :func:`agents.games.resolve` takes)."""
+    return committed_model(f"{resolve(game).model_name}.zip")
 
 
 def training_hint(game: Any) -> str:
     """How to train a model for ``game``: its config's command, or how to write a config."""
     path = default_model_path(game)
     name = path.stem
-    if (CONFIG_DIR / f"{name}.json").exists():
-        return f"train one with `python scripts/train.py {name} --export {path}`"
-    known = sorted(p.stem for p in CONFIG_DIR.glob("*.json"))
+    known = _config_names()
+    if name in known:
+        return f"train one with `dice-env train {name} --export {path.name}`"
     return (f"there is no training config for {name!r} (configs: {known}); copy one, set its "
-            "env_id, and train with `python scripts/train.py GAME --config FILE`")
+            "env_id, and train with `dice-env train GAME --config FILE`")
 
 
 class PPOAgent(SB3Agent):
@@ -47,7 +52,7 @@ class PPOAgent(SB3Agent):
 
     Args:
         game: the game (preset name, env id or ``"fivethousand"``) -- picks the default model.
-        model_path: a ``.zip`` saved by ``scripts/train.py`` (default: the committed model).
+        model_path: a ``.zip`` saved by ``dice-env train`` (default: the committed model).
         deterministic: take the most probable legal action (default) or sample.
         seed: seeds torch's sampling when ``deterministic`` is False.
         device: torch device for inference (``"cpu"``).

@@ -33,6 +33,7 @@ import torch
 from torch import nn
 
 from agents.networks import mlp
+from agents.paths import committed_model
 from agents.scorecard.choice import act_batch_by_values, act_by_values, best_legal_action
 from agents.scorecard.model_file import ModelFile
 from dice_env import dice as D
@@ -58,7 +59,6 @@ __all__ = [
 ]
 
 N_HOLDS = D.N_HOLDS
-REPO_ROOT = Path(__file__).resolve().parents[2]
 #: ``(turn states (M,)) -> values (M,)``: ``next_value(open, upper_capped, five_state)``.
 ValueFn = Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
 
@@ -73,8 +73,8 @@ def rules_of(game: str | Rules) -> Rules:
 
 
 def default_model_path(rules: Rules) -> Path:
-    """``results/models/learned-value-<game>.pt`` in the repository."""
-    return REPO_ROOT / "results" / "models" / f"learned-value-{rules.name}.pt"
+    """The committed ``learned-value-<game>.pt`` (package data, :mod:`agents.paths`)."""
+    return committed_model(f"learned-value-{rules.name}.pt")
 
 
 # -- the turn expectimax ------------------------------------------------------------------------

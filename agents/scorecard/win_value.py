@@ -49,6 +49,7 @@ from scipy.special import ndtr
 from torch import nn
 
 from agents.networks import mlp
+from agents.paths import committed_model
 from agents.scorecard.choice import act_batch_by_values, act_by_values
 from agents.scorecard.learned_value import n_features, rules_of, state_features
 from agents.scorecard.model_file import ModelFile
@@ -79,7 +80,6 @@ from dice_env.scorecard.rules import Rules
 
 __all__ = ["WinValueAgent", "WinValueModel", "default_model_path", "next_turn_value"]
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
 N_HOLDS = D.N_HOLDS
 #: Bump when :meth:`WinValueModel.features` changes (saved models record it).
 FEATURE_VERSION = 2
@@ -87,8 +87,8 @@ _PRIOR_CLIP = 1e-6
 
 
 def default_model_path(rules: Rules) -> Path:
-    """``results/models/win-value-<game>.pt`` in the repository."""
-    return REPO_ROOT / "results" / "models" / f"win-value-{rules.name}.pt"
+    """The committed ``win-value-<game>.pt`` (package data, :mod:`agents.paths`)."""
+    return committed_model(f"win-value-{rules.name}.pt")
 
 
 # -- the network -------------------------------------------------------------------------------

@@ -30,12 +30,12 @@ import warnings
 from pathlib import Path
 
 import numpy as np
-import platformdirs
 
+from agents import paths
 from dice_env.io import atomic_open
 
 MAGIC = b"DICE-ENV-TABLE\x00\x01"
-ENV_VAR = "DICE_ENV_CACHE"
+ENV_VAR = paths.CACHE_ENV_VAR
 _LEN = struct.Struct("<Q")
 _DIGEST_SIZE = 32
 _MAX_HEADER = 1 << 20
@@ -46,13 +46,9 @@ class CacheCorruptionWarning(UserWarning):
 
 
 def resolve_cache_dir(cache_dir: str | os.PathLike | None = None) -> Path:
-    """The cache folder: ``cache_dir`` if given, else ``$DICE_ENV_CACHE``, else the user cache."""
-    if cache_dir is not None:
-        return Path(cache_dir).expanduser()
-    env = os.environ.get(ENV_VAR)
-    if env:
-        return Path(env).expanduser()
-    return Path(platformdirs.user_cache_dir("dice-env", appauthor=False))
+    """The cache folder: ``cache_dir`` if given, else ``$DICE_ENV_CACHE``, else the user cache
+    (:func:`agents.paths.cache_dir`)."""
+    return paths.cache_dir(cache_dir)
 
 
 def key_digest(key: dict) -> str:

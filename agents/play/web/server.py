@@ -26,6 +26,9 @@ class _OneLineParser(argparse.ArgumentParser):
     def error(self, message: str):  # type: ignore[override]
         self.exit(2, f"{self.prog}: error: {message}\n")
 
+    def format_help(self) -> str:
+        return super().format_help() + "\nExample:\n  dice-env web --port 8000\n"
+
 
 def _number(kind: type, low: float, what: str):
     def parse(text: str):

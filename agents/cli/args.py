@@ -1,8 +1,9 @@
-"""Argument helpers shared by the scripts: checked numbers and where results go.
+"""Argument helpers shared by the ``dice-env`` subcommands: checked numbers and where results go.
 
-Every script refuses a bad argument with argparse's one-line message and exit status 2, and
+Every subcommand refuses a bad argument with argparse's one-line message and exit status 2, and
 only its documented full run writes the committed ``results/`` by default
-(:func:`output_folder`): a smaller or otherwise changed run goes to ``runs/<script>/``.
+(:func:`output_folder`): a smaller or otherwise changed run goes to ``runs/<command>/``.  Paths
+are relative to the working directory.
 """
 
 from __future__ import annotations
@@ -18,6 +19,20 @@ class OneLineParser(argparse.ArgumentParser):
 
     def error(self, message: str):  # type: ignore[override]
         self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def command_parser(doc: str, prog: str | None = None, **kwargs) -> OneLineParser:
+    """The parser of a subcommand whose module docstring is ``doc``: its first paragraph is the
+    description and the rest (which ends with an example) the epilog, shown as written."""
+    head, _, rest = doc.strip().partition("\n\n")
+    return OneLineParser(prog=prog, description=head,
+                         epilog=rest or None,
+                         formatter_class=argparse.RawDescriptionHelpFormatter, **kwargs)
+
+
+def non_negative_seed(text: str) -> int:
+    """An argparse ``type``: a seed (an integer, 0 or more)."""
+    return at_least(0)(text)
 
 
 def hidden_widths(text: str) -> tuple[int, ...]:

@@ -1,0 +1,12 @@
+"""``dice-env play``: play a game in the terminal (the same program as ``dice-play``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+
+def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> int:
+    """Run the terminal program (:func:`agents.play.cli.main`); returns the exit status."""
+    from agents.play.cli import main as play
+
+    return play(argv, prog=prog or "dice-play")

@@ -1,0 +1,12 @@
+"""``dice-env web``: serve the web page (the same program as ``dice-web``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+
+def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> int:
+    """Run the web app until Ctrl-C (:func:`agents.play.web.server.main`)."""
+    from agents.play.web.server import main as serve
+
+    return serve(argv, prog=prog or "dice-web")

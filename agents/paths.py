@@ -1,0 +1,95 @@
+"""Where things live, decided here and nowhere else.
+
+* **Committed models** (the trained players ``agents.make("ppo" | "learned-value" |
+  "win-value", game)`` plays) ship inside the package as data files, found with
+  :mod:`importlib.resources` (:func:`committed_model`), so an installed wheel has them. They
+  are read, never written: nothing here ever writes into the installed package.
+* **Caches** (solved DP tables) go to :func:`cache_dir`: ``$DICE_ENV_CACHE``, else the user
+  cache folder of ``platformdirs`` (``~/.cache/dice-env`` on Linux).
+* **The user's own trained models** (what a trainer exports when not told where) go to
+  :func:`user_models_dir`: ``$DICE_ENV_HOME/models``, else the user data folder of
+  ``platformdirs`` (``~/.local/share/dice-env/models`` on Linux).
+* **Outputs** (reports, run folders, replays) are relative to the working directory, or where
+  ``--out`` says: the commands decide, not this module.
+
+A documented reproduction run that re-exports a committed model writes it into
+:data:`COMMITTED_MODELS_FOLDER` *relative to the working directory*, i.e. into a checkout of
+the project (:func:`checkout_models_dir`), never into site-packages.
+"""
+
+from __future__ import annotations
+
+import os
+from importlib import resources
+from pathlib import Path
+
+import platformdirs
+
+__all__ = [
+    "CACHE_ENV_VAR",
+    "COMMITTED_MODELS_FOLDER",
+    "HOME_ENV_VAR",
+    "cache_dir",
+    "checkout_models_dir",
+    "committed_model",
+    "committed_models_dir",
+    "user_data_dir",
+    "user_models_dir",
+]
+
+#: the environment variable that moves the solved-table cache
+CACHE_ENV_VAR = "DICE_ENV_CACHE"
+#: the environment variable that moves the user data folder (the user's own models)
+HOME_ENV_VAR = "DICE_ENV_HOME"
+#: the committed models' folder inside a checkout (the package data folder ``agents/models``)
+COMMITTED_MODELS_FOLDER = Path("agents") / "models"
+_APP = "dice-env"
+
+
+def committed_models_dir() -> Path:
+    """The folder of the models that ship with the package (read-only package data)."""
+    return Path(str(resources.files("agents").joinpath("models")))
+
+
+def committed_model(filename: str) -> Path:
+    """The path of a committed model file, such as ``"penta.zip"`` or
+    ``"learned-value-penta.pt"`` (it may not exist: the caller says what to do then)."""
+    if Path(filename).name != filename:
+        raise ValueError(f"a committed model is named by its file name alone, got {filename!r}")
+    return committed_models_dir() / filename
+
+
+def cache_dir(explicit: str | os.PathLike | None = None) -> Path:
+    """The cache folder: ``explicit`` if given, else ``$DICE_ENV_CACHE``, else the user cache."""
+    if explicit is not None:
+        return Path(explicit).expanduser()
+    env = os.environ.get(CACHE_ENV_VAR)
+    if env:
+        return Path(env).expanduser()
+    return Path(platformdirs.user_cache_dir(_APP, appauthor=False))
+
+
+def user_data_dir() -> Path:
+    """The user's data folder: ``$DICE_ENV_HOME``, else the platform's user data folder."""
+    env = os.environ.get(HOME_ENV_VAR)
+    if env:
+        return Path(env).expanduser()
+    return Path(platformdirs.user_data_dir(_APP, appauthor=False))
+
+
+def user_models_dir() -> Path:
+    """Where a trainer exports the user's own models when not told where:
+    ``<user data folder>/models``."""
+    return user_data_dir() / "models"
+
+
+def checkout_models_dir(cwd: str | os.PathLike | None = None) -> Path:
+    """The committed models' folder of the checkout in the working directory (``cwd``), for the
+    documented runs that re-export a committed model; a clear error anywhere else."""
+    base = Path(cwd) if cwd is not None else Path.cwd()
+    folder = base / COMMITTED_MODELS_FOLDER
+    if not folder.is_dir() or not (base / "pyproject.toml").is_file():
+        raise FileNotFoundError(
+            f"{folder} is not a dice-env checkout's models folder: run from the root of a "
+            "checkout of the project to re-export a committed model, or name the file to write")
+    return folder
