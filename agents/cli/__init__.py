@@ -115,14 +115,23 @@ def usage() -> str:
     return "\n".join(lines)
 
 
-def run(name: str, argv: Sequence[str] | None = None) -> int:
-    """Run subcommand ``name`` with ``argv``; returns its exit status."""
+def run(name: str, argv: Sequence[str] | None = None, prog: str | None = None) -> int:
+    """Run subcommand ``name`` with ``argv`` (its usage and errors say ``prog``, by default
+    ``dice-env NAME``); returns its exit status."""
     command = find(name)
     if command is None:
         raise KeyError(name)
     module = importlib.import_module(command.module)
-    result = module.main(list(argv or []), prog=f"dice-env {command.name}")
+    result = module.main(list(argv or []), prog=prog or f"dice-env {command.name}")
     return result if isinstance(result, int) and not isinstance(result, bool) else 0
+
+
+def script_main(name: str) -> None:
+    """What ``scripts/<name>.py`` runs: subcommand ``name`` with the script's arguments, its
+    messages naming the script (``python scripts/evaluate.py ...`` keeps working as before)."""
+    import os
+
+    raise SystemExit(run(name, sys.argv[1:], prog=os.path.basename(sys.argv[0])))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
