@@ -1,11 +1,12 @@
-"""Where things live, decided here and nowhere else.
+"""Where things live, decided here (and in :mod:`dice_env.paths`, which this re-exports).
 
 * **Committed models** (the trained players ``agents.make("ppo" | "learned-value" |
   "win-value", game)`` plays) ship inside the package as data files, found with
   :mod:`importlib.resources` (:func:`committed_model`), so an installed wheel has them. They
   are read, never written: nothing here ever writes into the installed package.
-* **Caches** (solved DP tables) go to :func:`cache_dir`: ``$DICE_ENV_CACHE``, else the user
-  cache folder of ``platformdirs`` (``~/.cache/dice-env`` on Linux).
+* **Caches** (solved DP tables, numba's compiled kernels) go to :func:`cache_dir`:
+  ``$DICE_ENV_CACHE``, else the user cache folder of ``platformdirs`` (``~/.cache/dice-env``
+  on Linux).
 * **The user's own trained models** (what a trainer exports when not told where) go to
   :func:`user_models_dir`: ``$DICE_ENV_HOME/models``, else the user data folder of
   ``platformdirs`` (``~/.local/share/dice-env/models`` on Linux).
@@ -23,7 +24,13 @@ import os
 from importlib import resources
 from pathlib import Path
 
-import platformdirs
+from dice_env.paths import (
+    CACHE_ENV_VAR,
+    HOME_ENV_VAR,
+    cache_dir,
+    user_data_dir,
+    user_models_dir,
+)
 
 __all__ = [
     "CACHE_ENV_VAR",
@@ -37,13 +44,8 @@ __all__ = [
     "user_models_dir",
 ]
 
-#: the environment variable that moves the solved-table cache
-CACHE_ENV_VAR = "DICE_ENV_CACHE"
-#: the environment variable that moves the user data folder (the user's own models)
-HOME_ENV_VAR = "DICE_ENV_HOME"
 #: the committed models' folder inside a checkout (the package data folder ``agents/models``)
 COMMITTED_MODELS_FOLDER = Path("agents") / "models"
-_APP = "dice-env"
 
 
 def committed_models_dir() -> Path:
@@ -57,30 +59,6 @@ def committed_model(filename: str) -> Path:
     if Path(filename).name != filename:
         raise ValueError(f"a committed model is named by its file name alone, got {filename!r}")
     return committed_models_dir() / filename
-
-
-def cache_dir(explicit: str | os.PathLike | None = None) -> Path:
-    """The cache folder: ``explicit`` if given, else ``$DICE_ENV_CACHE``, else the user cache."""
-    if explicit is not None:
-        return Path(explicit).expanduser()
-    env = os.environ.get(CACHE_ENV_VAR)
-    if env:
-        return Path(env).expanduser()
-    return Path(platformdirs.user_cache_dir(_APP, appauthor=False))
-
-
-def user_data_dir() -> Path:
-    """The user's data folder: ``$DICE_ENV_HOME``, else the platform's user data folder."""
-    env = os.environ.get(HOME_ENV_VAR)
-    if env:
-        return Path(env).expanduser()
-    return Path(platformdirs.user_data_dir(_APP, appauthor=False))
-
-
-def user_models_dir() -> Path:
-    """Where a trainer exports the user's own models when not told where:
-    ``<user data folder>/models``."""
-    return user_data_dir() / "models"
 
 
 def checkout_models_dir(cwd: str | os.PathLike | None = None) -> Path:

@@ -8,6 +8,10 @@ from __future__ import annotations
 
 import gymnasium
 
+from dice_env.paths import configure_numba_cache
+
+configure_numba_cache()  # before any kernel is compiled: nothing is written beside the sources
+
 __version__ = "0.1.0"
 
 #: Gymnasium id -> scorecard preset name.

@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
+import argparse
 from collections.abc import Sequence
+
+
+def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
+    """The command line of the terminal program."""
+    from agents.play.cli import build_parser as play_parser
+
+    return play_parser(prog or "dice-play")
 
 
 def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> int:

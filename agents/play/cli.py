@@ -52,7 +52,7 @@ def _seed(text: str) -> int:
     return value
 
 
-def _parser(prog: str = "dice-play") -> argparse.ArgumentParser:
+def build_parser(prog: str = "dice-play") -> argparse.ArgumentParser:
     players = available()
     p = _Parser(
         prog=prog, formatter_class=_Formatter,
@@ -93,7 +93,7 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None,
          stdout: TextIO | None = None, *, prog: str = "dice-play") -> int:
     """Run the interactive player; returns the exit status (0 also after ``q``, 2 for bad
     options, 130 after Ctrl-C)."""
-    parser = _parser(prog)
+    parser = build_parser(prog)
     args = parser.parse_args(argv)
     term = Terminal(stdin or sys.stdin, stdout or sys.stdout)
     opponents = [o.strip().lower() for o in args.opponents.split(",") if o.strip()]

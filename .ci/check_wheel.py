@@ -1,0 +1,53 @@
+"""Check what the built wheel and sdist hold: ``python check_wheel.py DIST_FOLDER``.
+
+The wheel must carry both packages, the committed models (package data), the PPO configs and
+stages, the web page's static files and the ``dice-env`` command; and nothing of the checkout
+that is not the library (tests, scripts, results, the virtual environment). Prints the size.
+"""
+
+from __future__ import annotations
+
+import sys
+import tarfile
+import zipfile
+from pathlib import Path
+
+REQUIRED = [
+    "agents/__init__.py", "agents/cli/__init__.py", "agents/paths.py", "dice_env/__init__.py",
+    "dice_env/paths.py", "agents/models/penta.zip", "agents/models/dice-poker.zip",
+    "agents/models/fivethousand.zip", "agents/models/learned-value-penta.pt",
+    "agents/models/learned-value-dice-poker.pt", "agents/models/learned-value-fivethousand.pt",
+    "agents/models/learned-value-fivethousand-3p.pt",
+    "agents/models/learned-value-fivethousand-4p.pt", "agents/models/win-value-penta.pt",
+    "agents/models/win-value-dice-poker.pt", "agents/training/ppo/stages.json",
+    "agents/training/ppo/configs/penta-structured.json", "agents/play/web/static/index.html",
+]
+FORBIDDEN_PREFIXES = ("tests/", "scripts/", "results/", ".venv/", "runs/", ".ci/")
+
+
+def main(dist: Path) -> int:
+    wheels = sorted(dist.glob("dice_env-*.whl"))
+    sdists = sorted(dist.glob("dice_env-*.tar.gz"))
+    assert len(wheels) == 1 and len(sdists) == 1, f"expected one wheel and one sdist: {dist}"
+    wheel = zipfile.ZipFile(wheels[0])
+    names = set(wheel.namelist())
+    missing = [n for n in REQUIRED if n not in names]
+    assert not missing, f"missing from the wheel: {missing}"
+    extra = sorted(n for n in names if n.startswith(FORBIDDEN_PREFIXES) or "__pycache__" in n
+                   or n.endswith((".nbi", ".nbc", ".pyc")))
+    assert not extra, f"not library files, in the wheel: {extra[:10]}"
+    entry = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
+    scripts = wheel.read(entry).decode()
+    assert "dice-env = agents.cli:entry_point" in scripts, scripts
+    with tarfile.open(sdists[0]) as tar:
+        sdist_names = {m.name.split("/", 1)[-1] for m in tar.getmembers()}
+    assert "agents/models/penta.zip" in sdist_names, "the sdist lacks the committed models"
+    size = wheels[0].stat().st_size / 2**20
+    models = sum(i.file_size for i in wheel.infolist() if i.filename.startswith("agents/models/"))
+    print(f"wheel ok: {wheels[0].name}, {size:.1f} MiB, {len(names)} files, models "
+          f"{models / 2**20:.1f} MiB; sdist {sdists[0].stat().st_size / 2**20:.1f} MiB")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(Path(sys.argv[1])))
