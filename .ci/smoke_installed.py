@@ -197,6 +197,8 @@ def readme_snippets(readme: Path) -> None:
 
 
 MY_BOT = '''"""A policy function: the lowest legal action."""
+import numpy as np
+
 
 def policy(observation, action_mask):
     return int(np.flatnonzero(action_mask)[0])
