@@ -3,7 +3,6 @@ brute-force enumeration, a tiny training run, legal complete games, and the impo
 
 from __future__ import annotations
 
-import importlib.util
 import itertools
 from functools import cache
 from pathlib import Path
@@ -244,17 +243,15 @@ def test_single_and_batched_decisions_agree(tiny):
 
 
 def test_missing_model_and_wrong_game(tmp_path, tiny):
-    with pytest.raises(FileNotFoundError, match="train_learned_value.py penta"):
+    with pytest.raises(FileNotFoundError, match="train-learned-value penta"):
         LV.LearnedValueAgent("penta", model_path=tmp_path / "none.pt")
     with pytest.raises(ValueError, match="penta"):
         LV.LearnedValueAgent("dice-poker", model=tiny.model)
 
 
 def test_cli_rejects_bad_arguments_in_one_line(capsys):
-    spec = importlib.util.spec_from_file_location("train_learned_value",
-                                                  ROOT / "scripts" / "train_learned_value.py")
-    cli = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(cli)
+    from agents.cli import train_learned_value as cli
+
     for args, word in ((["nope"], "unknown game"), (["penta", "--minutes", "0"], "--minutes"),
                        (["penta", "--hidden", "a"], "--hidden"),
                        (["penta", "--refine-games", "-1"], "--refine-games")):

@@ -11,6 +11,7 @@ import pytest
 import torch
 
 import agents
+from agents.cli import train_learned_value_fivethousand as LVCLI
 from agents.evaluation.fivethousand_matches import play_fivethousand_matches
 from agents.fivethousand import learned_value as LV
 from agents.training.learned_value import fivethousand as VT
@@ -146,20 +147,20 @@ def test_tiny_training(tiny_result, tmp_path):
 
 def test_cli(tmp_path, capsys):
     out, export = tmp_path / "run", tmp_path / "models" / "lv.pt"
-    code = VT.main(["--out", str(out), "--export", str(export), "--max-iterations", "1",
+    code = LVCLI.main(["--out", str(out), "--export", str(export), "--max-iterations", "1",
                     "--fit-steps", "1", "--final-steps", "1", "--no-progress"])
     assert code == 0
     assert (out / "model.pt").is_file() and (out / "model.curve.csv").is_file()
     assert export.is_file() and (tmp_path / "models" / "lv.curve.json").is_file()
     with pytest.raises(SystemExit) as e:
-        VT.main(["--minutes", "0"])
+        LVCLI.main(["--minutes", "0"])
     assert e.value.code == 2
     err = capsys.readouterr().err.strip()
     assert "--minutes" in err and len(err.splitlines()) == 1
 
 
 def test_refusals(tmp_path, tiny_result):
-    with pytest.raises(FileNotFoundError, match="train_learned_value.py fivethousand"):
+    with pytest.raises(FileNotFoundError, match="train-learned-value fivethousand"):
         LV.LearnedValueAgent("fivethousand", model_path=tmp_path / "none.pt")
     with pytest.raises(ValueError, match="literal rules"):
         LV.LearnedValueAgent({"choose_scoring_dice": True}, model=tiny_result.model)

@@ -14,6 +14,7 @@ import pytest
 import torch
 
 import agents
+from agents.cli import train_learned_value_fivethousand as LVCLI
 from agents.evaluation import fivethousand_n_players as NE
 from agents.evaluation.fivethousand_matches import play_fivethousand_matches
 from agents.fivethousand import learned_value as LV
@@ -271,7 +272,7 @@ def test_model_selection(random_models, tmp_path, monkeypatch):
     with pytest.raises(ValueError, match="3-player"):
         agent.n_player_model(4)
     # no num_players: the N-player model where its file exists, else the leader approximation
-    monkeypatch.setattr(LV, "n_player_model_path", lambda n: tmp_path / f"lv-{n}p.pt")
+    monkeypatch.setattr(LV.agent, "n_player_model_path", lambda n: tmp_path / f"lv-{n}p.pt")
     auto = LV.LearnedValueAgent(model=two)
     assert auto.n_player_model(3) is not None and auto.n_player_model(4) is None
     assert auto.n_player_model(2) is None
@@ -319,18 +320,18 @@ def test_cli_players(tmp_path, capsys):
     out, export = tmp_path / "run", tmp_path / "models" / "lv-3p.pt"
     small = ["--players", "3", "--out", str(out), "--states", "64", "--fit-steps", "1",
              "--final-steps", "1", "--hidden", "8", "--no-progress"]
-    assert VT.main(small + ["--max-iterations", "1", "--export", str(export)]) == 0
+    assert LVCLI.main(small + ["--max-iterations", "1", "--export", str(export)]) == 0
     assert (out / "model.pt").is_file() and (out / "model.ckpt").is_file()
     assert export.is_file() and (tmp_path / "models" / "lv-3p.curve.csv").is_file()
     assert LV.NValueModel.load(export).num_players == 3
-    assert VT.main(small + ["--max-iterations", "2", "--resume"]) == 0
+    assert LVCLI.main(small + ["--max-iterations", "2", "--resume"]) == 0
     curve = (out / "model.curve.csv").read_text().splitlines()
     assert curve[0].startswith("iteration,phase") and curve[0].endswith("w_start_2")
     assert [line.split(",")[1] for line in curve[1:]] == ["iterate", "iterate", "polish"]
     capsys.readouterr()
     for bad in (["--players", "7"], ["--states", "10"], ["--players", "3", "--states", "0"]):
         with pytest.raises(SystemExit) as e:
-            VT.main(bad)
+            LVCLI.main(bad)
         assert e.value.code == 2
         assert len(capsys.readouterr().err.strip().splitlines()) == 1
 

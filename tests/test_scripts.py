@@ -107,11 +107,6 @@ BAD_ARGUMENTS = [
     ("sweep_thresholds.py", ["--games", "0"], "at least 2"),
     ("optimal_report.py", ["--batch-size", "0"], "at least 1"),
     ("reproduce.py", ["--games", "0"], "at least 1"),
-    ("plot_results.py", ["--results", "/nonexistent"], "no learning curves"),
-    ("ppo_seeds.py", ["--eval-games", "1"], "at least 2"),
-    ("ppo_seeds.py", ["--games", "chess"], "invalid choice"),
-    ("ppo_recipe_seeds.py", ["--eval-games", "1"], "at least 2"),
-    ("ppo_recipe_seeds.py", ["--seeds", "-1"], "at least 0"),
     ("win_report.py", ["--players", "7"], "2 to 6"),
     ("win_report.py", ["--sets", "0"], "at least 1"),
     ("train_win_value.py", ["chess"], "invalid choice"),
@@ -147,67 +142,6 @@ def test_only_the_documented_run_writes_results(tmp_path, monkeypatch):
         Path("adhoc")
     assert output_folder(parser, parser.parse_args(["--games", "3", "--out", "x"]),
                          Path("adhoc")) == Path("x")
-
-
-def test_ppo_seeds_table_marks_the_median_seed_not_the_best():
-    sys.path.insert(0, str(ROOT / "scripts"))
-    import ppo_seeds
-
-    rows = {"penta": [{"seed": s, "timesteps": 10, "gap": g, "ci": [g - 1, g + 1],
-                       "unit": "points", "value": 254.6 - g, "train_seconds": 60.0,
-                       "steps_per_second": 1.0} for s, g in [(0, 30.0), (1, 20.0), (2, 40.0)]]}
-    table = ppo_seeds.to_markdown(rows, "python scripts/ppo_seeds.py", 100)
-    marked = [line for line in table.splitlines() if line.endswith("✓ |")]
-    assert len(marked) == 1 and marked[0].startswith("| penta | 0 |")
-    assert "**30.00** (20.00 – 40.00)" in table
-
-
-def test_ablations_keep_only_the_earlier_rows_that_are_still_valid(tmp_path):
-    """A run of some variants keeps the earlier table's other rows only when they were run
-    from the same base config, overrides, budget and seed; the order is that of VARIANTS."""
-    sys.path.insert(0, str(ROOT / "scripts"))
-    import ablations
-
-    def row(name, **changes):
-        return {"variant": name, "overrides": ablations.VARIANTS[name][1], "timesteps": 100,
-                "seed": 0, "config_digest": "abc", **changes}
-
-    earlier = [row("baseline"), row("no-shaping", config_digest="old"),
-               row("epochs-2", timesteps=50), row("net-128", overrides=["x=1"]),
-               row("lr-linear", seed=1), row("entropy-0.01"), row("gae-0.6", gap=1.0)]
-    path = tmp_path / "ablations.json"
-    path.write_text(json.dumps(earlier))
-    merged = ablations.merge_earlier_rows([row("gae-0.6", gap=2.0)], path, "abc")
-    assert [r["variant"] for r in merged] == ["baseline", "entropy-0.01", "gae-0.6"]
-    assert merged[-1]["gap"] == 2.0  # this run's row, not the earlier one
-    assert ablations.merge_earlier_rows([row("baseline")], tmp_path / "none.json", "abc") == \
-        [row("baseline")]
-    committed = json.loads((ROOT / "results" / "ablations.json").read_text())[:1]
-    header = ablations.to_markdown("penta", committed, "python scripts/ablations.py penta",
-                                   ["baseline"]).splitlines()[2]
-    assert "rows of baseline are kept from an earlier run" in header
-
-
-def test_ablations_list_every_training_seed_of_a_variant(tmp_path):
-    """The 'every seed' column: every measured training seed of the variant with the same
-    overrides, budget and base config, found in its run folders (not the evaluation seed)."""
-    sys.path.insert(0, str(ROOT / "scripts"))
-    import ablations
-
-    name = "structured-linear"
-    for seed, gap, overrides in [(0, 16.0, None), (1, 22.0, None), (2, 20.0, None),
-                                 (3, 1.0, ["x=1"])]:
-        run = tmp_path / f"{name}-seed{seed}-abc"
-        run.mkdir()
-        (run / "ablation.json").write_text(json.dumps(
-            {"variant": name, "overrides": overrides or ablations.VARIANTS[name][1],
-             "timesteps": 100, "seed": seed, "eval_seed": 0, "gap": gap}))
-    row = {"variant": name, "overrides": ablations.VARIANTS[name][1], "timesteps": 100,
-           "config_digest": "abc", "seed": 0}
-    gaps = ablations.seed_gaps(tmp_path, row)
-    assert gaps == {"0": 16.0, "1": 22.0, "2": 20.0}
-    assert ablations._seeds_cell(gaps) == "16.00 / 22.00 / 20.00 (mean 19.33, seeds 0, 1, 2)"
-    assert ablations._seeds_cell({"0": 16.0}) == "—"
 
 
 def test_win_report_commits_the_median_seed_not_the_best():

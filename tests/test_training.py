@@ -279,13 +279,23 @@ def test_bad_arguments_and_checkpoints_are_one_line_errors(tmp_path):
     run_dir = tmp_path / "nothing"
     for args, expected in [(["--run-dir", run_dir], None),
                            (["--run-dir", run_dir, "--resume"], "no checkpoint"),
-                           (["--run-dir", run_dir, "--timesteps", "0"], "positive"),
-                           (["--run-dir", run_dir, "--set", "ppo.x"], "key=value")]:
+                           (["--run-dir", run_dir, "--timesteps", "0"],
+                            "argument --timesteps: must be at least 1"),
+                           (["--run-dir", run_dir, "--set", "ppo.x"], "key=value"),
+                           (["--run-dir", run_dir, "--set", "ppo.learning_rate=abc"],
+                            "argument --set: ppo.learning_rate must be a positive number, got "
+                            "'abc'"),
+                           (["--run-dir", run_dir, "--set", "ppo.n_steps=-4"],
+                            "argument --set: ppo.n_steps must be an integer of at least 1, got "
+                            "-4"),
+                           (["--run-dir", run_dir, "--seed", "-1"],
+                            "argument --seed: must be at least 0, got -1")]:
         result = _train_proc(*args) if expected else subprocess.run(
             [sys.executable, "scripts/train.py", "bogus", "--run-dir", str(run_dir)], cwd=ROOT,
             capture_output=True, text=True)
         assert result.returncode == 2, result.stderr
         assert "Traceback" not in result.stderr
+        assert len(result.stderr.strip().splitlines()) == 1, result.stderr
         assert (expected or "no training config") in result.stderr
         assert not run_dir.exists()
     # a truncated and a byte-flipped checkpoint
@@ -365,11 +375,12 @@ def test_linear_learning_rate_decays_over_the_runs_own_steps():
 
 
 def test_train_stages_chains_init_from_and_resumes(tmp_path):
-    """scripts/train_stages.py: each stage starts from the last one's final model, carries its
+    """dice-env train-stages: each stage starts from the last one's final model, carries its
     --set overrides, ends at its total; a finished stage is skipped on a second call, a
     stopped one resumed."""
-    sys.path.insert(0, str(ROOT / "scripts"))
-    import train_stages
+    from agents.cli import train as train_cli
+    from agents.cli import train_stages
+    from agents.training.ppo.stages import load_stages, stage_args
 
     config = _tiny_config(tmp_path, trainer="lean")
     stages = tmp_path / "stages.json"
@@ -378,10 +389,9 @@ def test_train_stages_chains_init_from_and_resumes(tmp_path):
         {"timesteps": 512, "config": str(config), "set": {"ppo.gae_lambda": 0.6}}]}))
     root = tmp_path / "runs"
     common = ["penta", "--stages", str(stages), "--run-root", str(root)]
-    import train  # stage 1 cut short (a deadline inside train_stages could pass before it)
-
-    stage1 = train_stages.stage_args("penta", train_stages.load_stages(stages)["penta"], 1, root)
-    stopped = train.main(stage1 + ["--no-progress", "--max-minutes", "0.000001"])
+    # stage 1 cut short (a deadline inside train_stages could pass before it)
+    stage1 = stage_args("penta", load_stages(stages)["penta"], 1, root)
+    stopped = train_cli.main(stage1 + ["--no-progress", "--max-minutes", "0.000001"])
     assert stopped["stopped"] and stopped["timesteps"] < 256
     assert not (root / "penta-stage1" / "final.zip").exists()  # so the next call resumes it
     summaries = train_stages.main(common)
@@ -397,26 +407,26 @@ def test_train_stages_chains_init_from_and_resumes(tmp_path):
     out = subprocess.run([sys.executable, "scripts/train_stages.py", "penta", "--stages",
                           str(bad)], cwd=ROOT, capture_output=True, text=True)
     assert out.returncode == 2 and "not after the stage before it" in out.stderr
-    committed = train_stages.load_stages()  # the committed chains are well-formed
+    committed = load_stages()  # the committed chains are well-formed
     assert {"penta", "dice-poker"} <= set(committed)
-    seed1 = train_stages.stage_args("penta", committed["penta"], 2, root, seed=1)
+    seed1 = stage_args("penta", committed["penta"], 2, root, seed=1)
     assert seed1[:2] == ["penta", "--seed"] and seed1[2] == "1"
     assert str(root / "penta-seed1-stage2") in seed1
     assert str(root / "penta-seed1-stage1" / "final.zip") in seed1
     missing = tmp_path / "missing.json"
     missing.write_text(json.dumps({"penta": [{"timesteps": 512, "config": "no/such.json"}]}))
     with pytest.raises(ValueError, match="no/such.json, which is no file"):
-        train_stages.load_stages(missing)
+        load_stages(missing)
 
 
 def test_ppo_recipe_seeds_trains_measures_and_commits_the_median_seed(tmp_path, monkeypatch,
                                                                        capsys):
-    """scripts/ppo_recipe_seeds.py: every seed runs the recipe's stages, is measured by its
+    """dice-env ppo-recipe-seeds: every seed runs the recipe's stages, is measured by its
     exact gap (once: the measurement is kept with the model), and --export copies the median
     seed's model and curve, never the best; a game with an unfinished seed is not exported."""
-    sys.path.insert(0, str(ROOT / "scripts"))
-    import ppo_recipe_seeds
-    from learned_value_seeds import median_row
+    from agents.cli import ppo_recipe_seeds
+    from agents.evaluation.reports.seeds import median_row
+    from agents.training.studies import ppo_recipe
 
     config = _tiny_config(tmp_path, trainer="lean")
     stages = tmp_path / "stages.json"
@@ -439,7 +449,7 @@ def test_ppo_recipe_seeds_trains_measures_and_commits_the_median_seed(tmp_path, 
     def no_measuring(*args, **kwargs):
         raise AssertionError("measured again")
 
-    monkeypatch.setattr(ppo_recipe_seeds, "measure_agent", no_measuring)
+    monkeypatch.setattr(ppo_recipe, "measure_agent", no_measuring)
     again = ppo_recipe_seeds.main([*common, "--seeds", "0", "1", "2", "--no-train",
                                    "--out", str(tmp_path / "again")])["penta"]
     assert again == rows

@@ -1,6 +1,6 @@
-"""scripts/train.py as a new user meets it: the logs a run folder promises, resume commands
-that work from where the user is, what a second Ctrl-C leaves, and a --resume with nothing
-left to train."""
+"""dice-env train (and scripts/train.py) as a new user meets it: the logs a run folder
+promises, resume commands that work from where the user is, what a second Ctrl-C leaves, and a
+--resume with nothing left to train."""
 
 import csv
 import json
@@ -28,8 +28,7 @@ TINY = {"env_id": "dice_env/Penta-v0", "family": "scorecard", "num_envs": 8,
 
 @pytest.fixture(scope="module")
 def train_module():
-    sys.path.insert(0, str(ROOT / "scripts"))
-    import train
+    from agents.cli import train
 
     return train
 
@@ -150,13 +149,21 @@ def test_resume_command_works_from_another_directory(tmp_path):
 
 
 def test_paths_are_shown_as_reachable_from_the_current_directory(tmp_path, train_module):
-    shown, command = train_module.shown_path, train_module.command
+    from agents.training.ppo.session import shown_path as shown
+
+    command = train_module.script_command
     assert shown(SCRIPT, cwd=ROOT) == "scripts/train.py"
     assert shown(SCRIPT, cwd=tmp_path) == str(SCRIPT)
     assert shown(Path("runs/x"), cwd=tmp_path) == "runs/x"  # relative to the cwd already
     assert shown(tmp_path / "a b" / "run", cwd=tmp_path) == "a b/run"
-    assert command(["penta", "--run-dir", "a b"], cwd=ROOT / "scripts") == \
+    assert command(SCRIPT, ["penta", "--run-dir", "a b"], cwd=ROOT / "scripts") == \
         "python train.py penta --run-dir 'a b'"
+    # run as dice-env, the commands it prints are dice-env's, wherever it runs
+    for prog in ("dice-env train", None):
+        assert train_module.command_renderer(prog)(["penta", "--run-dir", "a b"]) == \
+            "dice-env train penta --run-dir 'a b'"
+    assert train_module.command_renderer("dice-env train-stages", "train-stages")([]) == \
+        "dice-env train-stages"
 
 
 # -- 3. a second Ctrl-C says what is left ------------------------------------------------------

@@ -1,4 +1,5 @@
-"""How a trained learned-value model is written beside its learning curve."""
+"""How a trained learned-value model is written beside its learning curve, and where an export
+the user asks for by default (``--export default``) goes."""
 
 from __future__ import annotations
 
@@ -9,7 +10,18 @@ from typing import Any
 
 from dice_env.io import atomic_write_text
 
-__all__ = ["write_model_and_curve"]
+__all__ = ["export_path", "write_model_and_curve"]
+
+
+def export_path(given: str | Path | None, name: str) -> Path | None:
+    """Where an export asked for as ``given`` is written: ``None`` for none, the path given, or
+    for ``"default"`` ``<name>.pt`` in the user's models folder
+    (:func:`agents.paths.user_models_dir`: never the installed package)."""
+    from agents.paths import user_models_dir
+
+    if given is None:
+        return None
+    return user_models_dir() / f"{name}.pt" if str(given) == "default" else Path(given)
 
 
 def write_model_and_curve(result: Any, model_path: str | Path,

@@ -35,17 +35,15 @@ checkpoint (the CLI's run folder ``model.ckpt``) a run resumes exactly where it 
 (``--resume``).  The learning curve has the Bellman residual on the fresh states, the fit
 error and the network's win probability of every seat at the opening.
 
-CLI: :func:`main` (``scripts/train_learned_value.py fivethousand [--players N]``, or
-``python -m agents.training.learned_value.fivethousand``).
+Its command line is ``dice-env train-learned-value fivethousand [--players N]``
+(:mod:`agents.cli.train_learned_value_fivethousand`).
 """
 
 from __future__ import annotations
 
-import argparse
 import io
-import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -53,13 +51,9 @@ import numpy as np
 import torch
 
 from agents.fivethousand.learned_value import (
-    DEFAULT_MODEL_PATH,
-    MAX_N_PLAYERS,
-    MIN_N_PLAYERS,
     NValueModel,
     ValueModel,
     check_num_players,
-    n_player_model_path,
     rules_of,
     solve_n_turns,
     turn_start_values,
@@ -70,7 +64,7 @@ from dice_env.fivethousand.rules import FiveThousandRules
 from dice_env.io import atomic_write_bytes
 
 __all__ = ["NTrainConfig", "NTrainResult", "TrainConfig", "TrainResult", "load_n_checkpoint",
-           "main", "n_curve_columns", "sample_states", "train", "train_n", "write_n_outputs",
+           "n_curve_columns", "sample_states", "train", "train_n", "write_n_outputs",
            "write_outputs"]
 
 CURVE_COLUMNS = ("iteration", "phase", "states_solved", "seconds", "bellman_residual",
@@ -541,156 +535,3 @@ def train_n(config: NTrainConfig, checkpoint: str | Path | None = None, resume: 
 def write_n_outputs(result: NTrainResult, model_path: str | Path) -> dict[str, Path]:
     """Write an N-player model and, next to it, its learning curve (as :func:`write_outputs`)."""
     return write_model_and_curve(result, model_path, n_curve_columns(result.model.num_players))
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse with one-line errors (exit code 2)."""
-
-    def error(self, message: str):  # type: ignore[override]
-        self.exit(2, f"{self.prog}: error: {message}\n")
-
-
-def _hidden(text: str) -> tuple[int, ...]:
-    try:
-        widths = tuple(int(w) for w in text.split(","))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected widths such as 128,128, got {text!r}") \
-            from None
-    if not widths or min(widths) < 1:
-        raise argparse.ArgumentTypeError(f"widths must be positive, got {text!r}")
-    return widths
-
-
-#: options of the N-player trainer only
-N_ONLY = ("states", "hidden", "resume")
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """The CLI: train a 5000 learned-value model and write it.
-
-    Two players (default): writes ``model.pt`` and ``model.curve.{csv,json}`` under ``--out``
-    (default ``runs/learned-value-fivethousand-seed<seed>/``) and, with ``--export PATH``, the
-    same model and curve at ``PATH`` (e.g. ``results/models/learned-value-fivethousand.pt``).
-    ``--players N`` (3 to 6): the N-player network (:func:`train_n`), run folder
-    ``runs/learned-value-fivethousand-<N>p-seed<seed>/`` with its training checkpoint
-    ``model.ckpt`` (``--resume`` continues it); ``--export default`` names
-    ``results/models/learned-value-fivethousand-<N>p.pt``, where
-    ``agents.make("learned-value", "fivethousand", num_players=N)`` finds it.
-    Returns the exit code (2 with a one-line message for bad arguments).
-    """
-    parser = _Parser(prog="train_learned_value.py fivethousand",
-                     description="Train the 5000 learned-value player (fitted value iteration): "
-                                 "two players, or --players N for an N-player network.")
-    parser.add_argument("--players", type=int, default=2,
-                        help="players at the table: 2 (default) or 3 to 6 (an N-player model)")
-    parser.add_argument("--seed", type=int, default=0,
-                        help="seed of the initial weights (and, N players, of the states)")
-    parser.add_argument("--out", type=Path, default=None,
-                        help="run folder (default runs/learned-value-fivethousand-seed<seed>/, "
-                             "N players runs/learned-value-fivethousand-<N>p-seed<seed>/)")
-    parser.add_argument("--export", default=None, metavar="PATH",
-                        help="also write the model here (and its curve next to it); 'default' "
-                             "means results/models/learned-value-fivethousand.pt (N players: "
-                             "learned-value-fivethousand-<N>p.pt)")
-    parser.add_argument("--minutes", type=float, default=None,
-                        help="wall-clock budget (default 10; N players 30, counting the time of "
-                             "the resumed run)")
-    parser.add_argument("--max-iterations", type=int, default=None,
-                        help=f"fixed-point iterations at most (default "
-                             f"{TrainConfig.max_iterations}; N players "
-                             f"{NTrainConfig.max_iterations})")
-    parser.add_argument("--fit-steps", type=int, default=None,
-                        help=f"Adam steps per iteration (default {TrainConfig.fit_steps}; N "
-                             f"players {NTrainConfig.fit_steps})")
-    parser.add_argument("--final-steps", type=int, default=None,
-                        help=f"steps of the final polishing fit (default "
-                             f"{TrainConfig.final_steps}; N players {NTrainConfig.final_steps})")
-    parser.add_argument("--states", type=int, default=None,
-                        help=f"N players: states solved per iteration (default "
-                             f"{NTrainConfig.states})")
-    parser.add_argument("--hidden", type=_hidden, default=None,
-                        help=f"N players: hidden widths (default "
-                             f"{','.join(map(str, NTrainConfig.hidden))})")
-    parser.add_argument("--resume", action="store_true",
-                        help="N players: continue the run folder's checkpoint (model.ckpt)")
-    parser.add_argument("--threads", type=int, default=1, help="torch threads (0: default)")
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    args = parser.parse_args(argv)
-    n = args.players
-    if n != 2 and not MIN_N_PLAYERS <= n <= MAX_N_PLAYERS:
-        parser.error(f"--players must be 2 or {MIN_N_PLAYERS} to {MAX_N_PLAYERS}, got {n}")
-    if n == 2:
-        given = [name for name in N_ONLY if getattr(args, name) not in (None, False)]
-        if given:
-            parser.error(f"--{given[0]} is an option of the N-player trainer (--players 3 to "
-                         f"{MAX_N_PLAYERS})")
-    if args.minutes is not None and not args.minutes > 0:
-        parser.error(f"--minutes must be positive, got {args.minutes}")
-    if args.max_iterations is not None and args.max_iterations < 1:
-        parser.error(f"--max-iterations must be at least 1, got {args.max_iterations}")
-    if ((args.fit_steps is not None and args.fit_steps < 1)
-            or (args.final_steps is not None and args.final_steps < 0)):
-        parser.error("--fit-steps must be at least 1 and --final-steps at least 0")
-    if args.states is not None and args.states < 1:
-        parser.error(f"--states must be at least 1, got {args.states}")
-    if args.threads < 0:
-        parser.error(f"--threads must be 0 or more, got {args.threads}")
-    name = "learned-value-fivethousand" + ("" if n == 2 else f"-{n}p")
-    out = args.out or Path("runs") / f"{name}-seed{args.seed}"
-    if out.exists() and not out.is_dir():
-        parser.error(f"--out {out} exists and is not a folder")
-    export = args.export
-    if export == "default":
-        export = DEFAULT_MODEL_PATH if n == 2 else n_player_model_path(n)
-    elif export is not None:
-        export = Path(export)
-        if export.is_dir():
-            parser.error(f"--export {export} is a folder; give a file path such as "
-                         f"results/models/{name}.pt")
-    if n == 2:
-        d2 = TrainConfig()
-        max_it = d2.max_iterations if args.max_iterations is None else args.max_iterations
-        config = TrainConfig(seed=args.seed, minutes=10.0 if args.minutes is None else args.minutes,
-                             max_iterations=max_it,
-                             fit_steps=d2.fit_steps if args.fit_steps is None else args.fit_steps,
-                             final_steps=(d2.final_steps if args.final_steps is None
-                                          else args.final_steps),
-                             min_iterations=min(d2.min_iterations, max_it),
-                             threads=args.threads, progress=not args.no_progress)
-        result = train(config)
-        paths = write_outputs(result, out / "model.pt")
-        if export is not None:
-            paths = write_outputs(result, export)
-        last = result.curve[-1]
-        print(f"trained in {result.seconds:.0f} s, {len(result.curve)} iterations; Bellman "
-              f"residual {last['bellman_residual']:.2e}, W(0, 0) = {last['w_start']:.4f}; "
-              f"model {paths['model']}")
-        return 0
-
-    dn = NTrainConfig()
-    max_it = dn.max_iterations if args.max_iterations is None else args.max_iterations
-    config_n = NTrainConfig(
-        num_players=n, seed=args.seed, minutes=dn.minutes if args.minutes is None else args.minutes,
-        max_iterations=max_it, min_iterations=min(dn.min_iterations, max_it),
-        fit_steps=dn.fit_steps if args.fit_steps is None else args.fit_steps,
-        final_steps=dn.final_steps if args.final_steps is None else args.final_steps,
-        states=dn.states if args.states is None else args.states,
-        hidden=dn.hidden if args.hidden is None else args.hidden,
-        threads=args.threads, progress=not args.no_progress)
-    ckpt = out / "model.ckpt"
-    if args.resume and not ckpt.is_file():
-        print(f"no checkpoint at {ckpt}: starting a new run", file=sys.stderr)
-    result_n = train_n(config_n, checkpoint=ckpt, resume=args.resume)
-    paths = write_n_outputs(result_n, out / "model.pt")
-    if export is not None:
-        paths = write_n_outputs(result_n, export)
-    last = result_n.curve[-1]
-    w0 = ", ".join(f"{last[f'w_start_{k}']:.4f}" for k in range(n))
-    print(f"trained {n} players in {result_n.seconds:.0f} s, {len(result_n.curve)} iterations; "
-          f"Bellman RMS {last['bellman_rms']:.2e}, W(0, ..., 0) = ({w0}); model "
-          f"{paths['model']} (resume with --resume --out {out})")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,9 +1,9 @@
-"""Masked PPO training runs, with exact checkpoint / resume (what ``scripts/train.py`` runs).
+"""Masked PPO training runs, with exact checkpoint / resume (what ``dice-env train`` runs).
 
 * :mod:`.config` -- the committed configs (``configs/<name>.json``), ``--set`` overrides and
   the policy network a config names (``"policy"``: ``"mlp"`` or ``"structured"``,
   :mod:`agents.policies.structured`); ``stages.json`` holds the stages the committed models were
-  trained in (``scripts/train_stages.py``);
+  trained in (:mod:`.stages`, ``dice-env train-stages``);
 * :mod:`.envs` -- the batched training env of a config (opponents, SB3 wrappers, shaping) and
   its MaskablePPO model;
 * :mod:`.shaping` -- potential-based upper-bonus reward shaping;
@@ -12,7 +12,9 @@
   --profile``);
 * :mod:`.checkpoints` -- a run folder's files: ``checkpoint.pkl``, ``final.zip``, ``eval.csv``;
 * :mod:`.runs` -- a run: evaluation and checkpoints on a schedule, its logs (``logs/``: SB3's
-  CSV and TensorBoard), stopping, and the policy of a run folder's latest checkpoint.
+  CSV and TensorBoard), stopping, and the policy of a run folder's latest checkpoint;
+* :mod:`.session` -- a ``dice-env train`` run from start to finish (resume, finish, export);
+* :mod:`.stages` -- the stages of ``stages.json``, run in order.
 
 The names below are the trainer's API (the scripts import them from here).
 """

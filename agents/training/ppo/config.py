@@ -7,14 +7,19 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Callable
 from pathlib import Path
 
-__all__ = ["CONFIG_DIR", "POLICIES", "apply_overrides", "load_config", "policy_name",
-           "rollout_size", "structured_policy_kwargs", "whole_rollouts"]
+__all__ = ["CONFIG_DIR", "POLICIES", "TRAINERS", "apply_overrides", "check_config", "load_config",
+           "policy_name", "rollout_size", "structured_policy_kwargs", "whole_rollouts"]
 
 CONFIG_DIR = Path(__file__).resolve().parent / "configs"
 #: the policy networks a config may name (``"policy"``; default ``"mlp"``)
 POLICIES = ("mlp", "structured")
+#: the trainers a config may name (``"trainer"``; default ``"sb3"``)
+TRAINERS = ("sb3", "lean")
+#: the learning-rate schedules (``ppo.learning_rate_schedule``; default ``"constant"``)
+SCHEDULES = ("constant", "linear")
 #: the scorecard env options that are not rule knobs
 _ENV_OPTIONS = {"render_mode", "canonical_holds", "illegal_action", "illegal_penalty",
                 "max_steps", "autoreset_mode", "observation"}
@@ -56,6 +61,56 @@ def apply_overrides(config: dict, overrides: list[str]) -> dict:
                 raise ValueError(f"override {item!r}: {part!r} is not a section of the config")
         node[last] = value
     return config
+
+
+#: entry -> (what it must be, its check) of the numbers a config may set
+_INTEGER = "an integer of at least 1"
+_NUMBERS: dict[str, tuple[str, Callable[[float], bool]]] = {
+    "num_envs": (_INTEGER, lambda v: v >= 1),
+    "total_timesteps": (_INTEGER, lambda v: v >= 1),
+    "checkpoint_every_timesteps": (_INTEGER, lambda v: v >= 1),
+    "reward_scale": ("a positive number", lambda v: v > 0),
+    "ppo.n_steps": (_INTEGER, lambda v: v >= 1),
+    "ppo.batch_size": (_INTEGER, lambda v: v >= 1),
+    "ppo.n_epochs": (_INTEGER, lambda v: v >= 1),
+    "ppo.learning_rate": ("a positive number", lambda v: v > 0),
+    "ppo.gamma": ("a number from 0 to 1", lambda v: 0 <= v <= 1),
+    "ppo.gae_lambda": ("a number from 0 to 1", lambda v: 0 <= v <= 1),
+    "ppo.ent_coef": ("a number of at least 0", lambda v: v >= 0),
+    "ppo.vf_coef": ("a number of at least 0", lambda v: v >= 0),
+    "ppo.clip_range": ("a positive number", lambda v: v > 0),
+    "ppo.max_grad_norm": ("a positive number", lambda v: v > 0),
+    "eval.every_timesteps": (_INTEGER, lambda v: v >= 1),
+    "eval.games": (_INTEGER, lambda v: v >= 1),
+    "eval.seed": ("an integer of at least 0", lambda v: v >= 0),
+}
+
+
+def check_config(config: dict) -> None:
+    """``ValueError`` naming the entry (``ppo.learning_rate must be a positive number, got
+    'abc'``) when a config's numbers, trainer, schedule or policy cannot train; entries it does
+    not set are left to the trainer's defaults."""
+    for key in ("ppo", "eval"):
+        if not isinstance(config.get(key), dict):
+            raise ValueError(f"{key} must be a section ({{...}}), got {config.get(key)!r}")
+    for key, (what, ok) in _NUMBERS.items():
+        section, _, name = key.rpartition(".")
+        node = config[section] if section else config
+        if name not in node:
+            continue
+        value = node[name]
+        integer = what.startswith("an integer")
+        kind = int if integer else (int, float)
+        if isinstance(value, bool) or not isinstance(value, kind) or not ok(value):
+            raise ValueError(f"{key} must be {what}, got {value!r}")
+    trainer = config.get("trainer", "sb3")
+    if trainer not in TRAINERS:
+        raise ValueError(f"trainer must be one of {list(TRAINERS)}, got {trainer!r}")
+    schedule = config["ppo"].get("learning_rate_schedule", "constant")
+    if schedule not in SCHEDULES:
+        raise ValueError(f"ppo.learning_rate_schedule must be one of {list(SCHEDULES)}, got "
+                         f"{schedule!r}")
+    policy_name(config)
 
 
 def rollout_size(config: dict) -> int:

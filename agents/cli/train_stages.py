@@ -1,0 +1,79 @@
+"""Retrain a committed PPO model stage by stage, as it was trained.
+
+The stages of each game are in ``agents/training/ppo/stages.json``: stage ``i`` runs ``dice-env
+train GAME --seed 0 --run-dir RUN_ROOT/GAME-stage<i> --timesteps T_i`` with that stage's config
+and ``--set`` overrides, starting (``--init-from``) from stage ``i-1``'s final model.  A stage
+whose ``final.zip`` exists is skipped, one with a checkpoint is resumed, so the command continues
+across sessions (``--max-minutes`` stops it with a checkpoint).  With ``--export`` the last
+stage's model and learning curve are written over the committed ``agents/models/GAME.zip`` of
+the checkout in the current directory (an error anywhere else).
+
+``--seed S`` trains the same recipe from another seed (run folders ``GAME-seed<S>-stage<i>``);
+the committed model of each game is the median of seeds 0-2 (``dice-env ppo-recipe-seeds
+--export`` measures them and copies it).  ``--dry-run`` prints the ``train`` commands instead of
+running them.
+
+Example:
+  dice-env train-stages penta --seed 1 --dry-run
+  dice-env train-stages penta --max-minutes 60
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from agents.cli.args import at_least, command_parser, non_negative_seed, positive_float
+from agents.cli.train import command_renderer
+
+
+def build_parser(prog: str | None = None):
+    """The command line of ``dice-env train-stages``."""
+    parser = command_parser(__doc__, prog)
+    parser.add_argument("game", help="a game with stages in agents/training/ppo/stages.json")
+    parser.add_argument("--run-root", type=Path, default=Path("runs") / "stages",
+                        help="where the stages' run folders go (default %(default)s)")
+    parser.add_argument("--seed", type=non_negative_seed, default=0,
+                        help="training seed (default 0); ppo-recipe-seeds measures seeds 0-2 "
+                             "and commits the median")
+    parser.add_argument("--export", action="store_true",
+                        help="write the last stage's model over the checkout's committed "
+                             "agents/models/GAME.zip")
+    parser.add_argument("--max-minutes", type=positive_float, default=None,
+                        help="stop (with a checkpoint) after this long; run again to continue")
+    parser.add_argument("--threads", type=at_least(1), default=1,
+                        help="torch threads (default 1)")
+    parser.add_argument("--dry-run", action="store_true", help="only print the commands")
+    parser.add_argument("--stages", type=Path, default=None, help=argparse.SUPPRESS)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> list[dict]:
+    """Train (or continue) a game's stages; returns the summaries of the runs trained now."""
+    from agents.paths import checkout_models_dir
+    from agents.training.ppo.session import shown_path
+    from agents.training.ppo.stages import load_stages, run_stages, stages_file
+
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(prog)
+    args = parser.parse_args(argv)
+    try:
+        all_stages = load_stages(args.stages)
+    except (OSError, ValueError) as err:  # JSONDecodeError is a ValueError
+        parser.error(str(err))
+    if args.game not in all_stages:
+        parser.error(f"argument game: no stages for {args.game!r} in "
+                     f"{args.stages or stages_file()}; known: {sorted(all_stages)}")
+    export = None
+    if args.export:
+        try:
+            export = Path(shown_path(checkout_models_dir() / f"{args.game}.zip"))
+        except FileNotFoundError as err:
+            parser.error(f"argument --export: {err}")
+    again = shlex.join([*shlex.split(command_renderer(prog, "train-stages")([])), *argv])
+    return run_stages(args.game, all_stages[args.game], args.run_root, seed=args.seed,
+                      export=export, max_minutes=args.max_minutes, threads=args.threads,
+                      dry_run=args.dry_run, command=command_renderer(prog), again=again)

@@ -1,0 +1,141 @@
+"""The stages the committed PPO models were trained in (``stages.json``), and running them.
+
+Stage ``i`` of a game is a ``train`` run ``GAME --seed S --run-dir RUN_ROOT/GAME-stage<i>
+--timesteps T_i`` with that stage's config and ``--set`` overrides, starting (``--init-from``)
+from stage ``i-1``'s final model.  :func:`run_stages` skips a stage whose ``final.zip`` exists
+and resumes one with a checkpoint, so a recipe continues across sessions.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from importlib import resources
+from pathlib import Path
+
+from agents.training.ppo.checkpoints import CHECKPOINT_NAME, FINAL_NAME
+from agents.training.ppo.config import CONFIG_DIR
+from agents.training.ppo.session import (
+    TrainOptions,
+    default_command,
+    options_args,
+    shown_path,
+    train,
+)
+
+__all__ = ["STAGE_KEYS", "run_stages", "stage_args", "stage_config", "stage_dir",
+           "stage_options", "stages_file", "load_stages"]
+
+#: the keys a stage may have
+STAGE_KEYS = ("timesteps", "set", "config")
+
+
+def stages_file() -> Path:
+    """The committed ``stages.json`` (package data of :mod:`agents.training.ppo`)."""
+    return Path(str(resources.files("agents.training.ppo").joinpath("stages.json")))
+
+
+def stage_config(value: str) -> Path:
+    """The config file a stage names: a committed config by name (``penta-structured``: a file
+    of ``agents/training/ppo/configs/``), else a path (relative to the working directory)."""
+    if "/" not in value and "\\" not in value and not value.endswith(".json"):
+        return CONFIG_DIR / f"{value}.json"
+    return Path(value)
+
+
+def load_stages(path: Path | None = None) -> dict[str, list[dict]]:
+    """game -> its stages (``timesteps``; optional ``set`` overrides and ``config``), checked;
+    from ``path`` (default: the committed :func:`stages_file`).  ``ValueError`` or ``OSError``
+    for a file that is not one."""
+    path = stages_file() if path is None else Path(path)
+    data = {k: v for k, v in json.loads(path.read_text()).items() if not k.startswith("_")}
+    for game, stages in data.items():
+        last = 0
+        for i, stage in enumerate(stages, 1):
+            unknown = sorted(set(stage) - set(STAGE_KEYS))
+            if unknown or not isinstance(stage.get("timesteps"), int):
+                raise ValueError(f"{path}: {game} stage {i} needs an integer 'timesteps' and "
+                                 f"at most 'set' and 'config' (unknown keys: {unknown})")
+            if "config" in stage and not stage_config(stage["config"]).is_file():
+                known = sorted(p.stem for p in CONFIG_DIR.glob("*.json"))
+                raise ValueError(f"{path}: {game} stage {i} names the config "
+                                 f"{stage['config']}, which is no file (committed configs: "
+                                 f"{known})")
+            if stage["timesteps"] <= last:
+                raise ValueError(f"{path}: {game} stage {i} ends at {stage['timesteps']:,} "
+                                 f"steps, not after the stage before it ({last:,})")
+            last = stage["timesteps"]
+    return data
+
+
+def stage_dir(run_root: Path, game: str, i: int, seed: int = 0) -> Path:
+    """The run folder of stage ``i`` (1-based) of training seed ``seed``."""
+    return Path(run_root) / (f"{game}-stage{i}" if seed == 0 else f"{game}-seed{seed}-stage{i}")
+
+
+def stage_options(game: str, stages: list[dict], i: int, run_root: Path,
+                  export: Path | None = None, seed: int = 0) -> TrainOptions:
+    """The ``train`` run of stage ``i`` (1-based) of training seed ``seed``, as a new run;
+    ``export`` goes with the last stage."""
+    stage = stages[i - 1]
+    config = stage.get("config")
+    return TrainOptions(
+        game=game, seed=seed, run_dir=stage_dir(run_root, game, i, seed),
+        timesteps=stage["timesteps"],
+        init_from=stage_dir(run_root, game, i - 1, seed) / FINAL_NAME if i > 1 else None,
+        config=Path(shown_path(stage_config(config))) if config else None,
+        overrides=tuple(f"{k}={json.dumps(v)}" for k, v in stage.get("set", {}).items()),
+        export=export if i == len(stages) else None)
+
+
+def stage_args(game: str, stages: list[dict], i: int, run_root: Path,
+               export: Path | None = None, seed: int = 0) -> list[str]:
+    """The ``train`` arguments of stage ``i`` (1-based) of training seed ``seed``."""
+    return options_args(stage_options(game, stages, i, run_root, export, seed), runtime=False)
+
+
+def run_stages(game: str, stages: list[dict], run_root: Path, seed: int = 0,
+               export: Path | None = None, max_minutes: float | None = None,
+               threads: int | None = 1, dry_run: bool = False,
+               command: Callable[[Sequence[object]], str] = default_command,
+               again: str | None = None) -> list[dict]:
+    """Train a game's stages in order; returns the summaries of the runs trained now.
+
+    A stage whose ``final.zip`` exists is done (unless it is the last and ``export`` asks for
+    it again), one with a checkpoint resumes with the settings it started with.  ``max_minutes``
+    bounds the whole call (a stage stopped by it has a checkpoint).  ``command`` renders the
+    ``train`` commands printed for each stage (with ``dry_run``, only printed); ``again`` is
+    the command that continues this call, printed when it stops early.
+    """
+    deadline = time.monotonic() + 60 * max_minutes if max_minutes else None
+    summaries = []
+    for i in range(1, len(stages) + 1):
+        options = stage_options(game, stages, i, run_root, export, seed)
+        if dry_run:
+            print(command(options_args(options, runtime=False)))
+            continue
+        run_dir, last = options.folder, i == len(stages)
+        if (run_dir / FINAL_NAME).exists() and not (export and last):
+            print(f"stage {i}: done ({run_dir / FINAL_NAME})", flush=True)
+            continue
+        if (run_dir / CHECKPOINT_NAME).exists():  # it keeps the settings it started with
+            options = TrainOptions(game=game, seed=seed, run_dir=run_dir, resume=True,
+                                   timesteps=stages[i - 1]["timesteps"],
+                                   export=export if last else None)
+        left = None if deadline is None else (deadline - time.monotonic()) / 60
+        if left is not None and left <= 0:
+            print(f"stopped before stage {i} (--max-minutes); run again to continue: {again}")
+            break
+        print(f"stage {i}: {command(options_args(options, runtime=False))}", flush=True)
+        options = replace(options, progress=False, threads=threads,
+                          max_minutes=left)  # (never rounded down to 0)
+        summary = train(options, command)
+        print(json.dumps(summary))
+        summaries.append(summary)
+        if summary["stopped"]:
+            print(f"stage {i} stopped at {summary['timesteps']:,} steps; run again to "
+                  f"continue: {again}")
+            break
+    return summaries

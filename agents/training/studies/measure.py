@@ -1,0 +1,23 @@
+"""The exact gap of a trained player, as every seed study measures it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["measure_agent"]
+
+
+def measure_agent(agent: Any, game: str, games: int) -> dict:
+    """The exact gap of a player: ``gap``, ``ci``, ``unit`` and ``value`` (its expected score,
+    or for 5000 its seat-balanced win probability against the optimal player).
+
+    Scorecard games: the exact per-decision regret (``optimality_gap``, ``games`` games, seed
+    0), in points; ``"fivethousand"``: ``fivethousand_gap`` against the optimal player."""
+    from agents.evaluation import fivethousand_gap, optimality_gap
+
+    if game == "fivethousand":
+        r = fivethousand_gap(agent, games=games, seed=0)
+        return {"gap": r.gap, "ci": list(r.ci), "unit": "win probability",
+                "value": r.estimate()[0]}
+    r = optimality_gap(agent, game, games=games, seed=0, paired=False)
+    return {"gap": r.gap, "ci": list(r.ci), "unit": "points", "value": r.expected_score}
