@@ -13,7 +13,7 @@ This is the bottom layer of ``agents``: it imports only ``dice_env``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
@@ -42,25 +42,26 @@ class Game:
         env_id: the single-agent Gymnasium id, or None for a custom ``Rules`` (played by a
             :class:`~dice_env.scorecard.env.ScorecardEnv` built from it).
         name: a label for messages: the preset / rules name, ``"fivethousand"`` or the id.
+        scorecard_rules: the scorecard :class:`~dice_env.scorecard.rules.Rules`, parsed once
+            with the name (None for 5000); read it as :attr:`rules`.
     """
 
     family: str
     spec: Any
     env_id: str | None
     name: str
+    scorecard_rules: Any = field(default=None, repr=False, compare=False)
 
     @property
     def rules(self) -> Any:
         """The scorecard :class:`~dice_env.scorecard.rules.Rules` (``ValueError`` for 5000)."""
         if self.family != SCORECARD:
             raise ValueError(f"{self.name} is not a scorecard game; it has no scorecard rules")
-        from dice_env.scorecard.rules import get_rules
-
-        return get_rules(self.spec)
+        return self.scorecard_rules
 
     @property
     def model_name(self) -> str:
-        """The file stem of the game's committed models (``results/models/<stem>.zip``)."""
+        """The file stem of the game's committed models (``agents/models/<stem>.zip``)."""
         if self.family == SCORECARD:
             return self.name
         return FIVE_THOUSAND if self.env_id == FIVE_THOUSAND_ID else "fivethousand-solo"
@@ -123,14 +124,14 @@ def _parse(game: Any) -> Game:
     from dice_env.scorecard.rules import PRESETS, Rules
 
     if isinstance(game, Rules):  # played by a ScorecardEnv of its own
-        return Game(SCORECARD, game, None, game.name)
+        return Game(SCORECARD, game, None, game.name, game)
     if isinstance(game, str):
         if game in PRESETS:
             env_id = next((i for i, name in SCORECARD_IDS.items() if name == game), None)
-            return Game(SCORECARD, game, env_id, game)
+            return Game(SCORECARD, game, env_id, game, PRESETS[game])
         if game in SCORECARD_IDS:
             name = SCORECARD_IDS[game]
-            return Game(SCORECARD, name, game, name)
+            return Game(SCORECARD, name, game, name, PRESETS[name])
         if game.lower() in FIVE_THOUSAND_NAMES:
             return Game(FIVE_THOUSAND, FIVE_THOUSAND, FIVE_THOUSAND_ID, FIVE_THOUSAND)
         if game in FIVE_THOUSAND_IDS:

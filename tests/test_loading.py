@@ -13,9 +13,12 @@ import pytest
 import agents
 from agents.evaluation import play_scorecard_games
 from agents.evaluation.fivethousand_matches import play_fivethousand_matches
-from agents.policies.committed import MODELS_DIR, PPOAgent
+from agents.paths import committed_models_dir
+from agents.policies.committed import PPOAgent
 from agents.policies.sb3_models import SB3Agent, detect_algorithm
 from agents.policies.user_code import FunctionAgent
+
+MODELS_DIR = committed_models_dir()
 
 pytest.importorskip("sb3_contrib")
 

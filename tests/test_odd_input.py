@@ -11,7 +11,6 @@ Also: the ``rgb_array`` render mode SB3 asks for, and the SB3 rollout-size warni
 from __future__ import annotations
 
 import warnings
-from pathlib import Path
 from types import SimpleNamespace
 
 import gymnasium as gym
@@ -547,7 +546,9 @@ def test_rollout_size_check_on_a_real_maskable_ppo():
 
 # -- agents.make with a model of another game --------------------------------------------------
 
-MODELS_DIR = Path(__file__).resolve().parent.parent / "results" / "models"
+from agents.paths import committed_models_dir  # noqa: E402
+
+MODELS_DIR = committed_models_dir()
 
 
 @pytest.mark.skipif(not (MODELS_DIR / "penta.zip").exists(), reason="no committed models")

@@ -19,24 +19,15 @@ import numpy as np
 from dice_env.dice import DiceStream
 from dice_env.scorecard import game as G
 from dice_env.scorecard.observation import encode_observation
-from dice_env.scorecard.rules import Rules, get_rules
+from dice_env.scorecard.rules import Rules, coerce_rules
 
-__all__ = ["ScorecardGames", "actions_of", "play_scorecard_games", "rules_of",
+__all__ = ["ScorecardGames", "actions_of", "play_scorecard_games",
            "run_scorecard_games", "scorecard_observations"]
 
 #: ``on_decision(first_game, rows, state, masks, actions)``: called before each step with the
 #: index of the batch's first game, the rows (within the batch) that decide, their states (a
 #: copy, ``state.take(rows)``), their masks and the actions the player chose.
 DecisionCallback = Callable[[int, np.ndarray, G.ScorecardState, np.ndarray, np.ndarray], None]
-
-
-def rules_of(game: str | Rules) -> Rules:
-    """The :class:`Rules` of a preset name, a Gymnasium id or a ``Rules``."""
-    if isinstance(game, str):
-        from dice_env import SCORECARD_IDS
-
-        game = SCORECARD_IDS.get(game, game)
-    return get_rules(game)
 
 
 def scorecard_observations(rules: Rules, state: G.ScorecardState,
@@ -127,7 +118,7 @@ def run_scorecard_games(agent: Any, game: str | Rules, n_games: int, seed: int |
             ``(game_seeds[i], 0)``), so any set of single-seed games plays side by side.
             ``n_games`` must be its length.
     """
-    rules = rules_of(game)
+    rules = coerce_rules(game)
     if n_games < 0:
         raise ValueError(f"n_games must be >= 0, got {n_games}")
     if game_seeds is not None:

@@ -36,9 +36,9 @@ from dice_env.scorecard.match import (
 )
 from dice_env.scorecard.match_observation import card_observation, encode_match_observation
 from dice_env.scorecard.match_players import OPPONENT_VIEWS
-from dice_env.scorecard.rules import Rules
+from dice_env.scorecard.rules import Rules, coerce_rules
 
-from .scorecard_games import actions_of, rules_of
+from .scorecard_games import actions_of
 
 __all__ = ["ScorecardMatches", "matches_from_games", "play_scorecard_matches"]
 
@@ -122,7 +122,7 @@ def play_scorecard_matches(players: Sequence[Any], game: str | Rules, pairs: int
             raise ValueError(f"unknown view {v!r}; use one of {list(OPPONENT_VIEWS)}")
     if int(pairs) < 1:
         raise ValueError(f"pairs must be at least 1, got {pairs}")
-    rules = rules_of(game)
+    rules = coerce_rules(game)
     totals = []
     for start in range(0, int(pairs), int(batch)):
         g = np.arange(start, min(start + int(batch), int(pairs)))

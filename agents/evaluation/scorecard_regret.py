@@ -28,13 +28,12 @@ import numpy as np
 from agents.evaluation.scorecard_games import (
     ScorecardGames,
     actions_of,
-    rules_of,
     run_scorecard_games,
     scorecard_observations,
 )
 from dice_env.dice import FRESH_ROLL_PROB, HOLD_KEEP, KEEP_TO_ROLL_PROB, N_HOLDS, ROLLS
 from dice_env.scorecard import game as G
-from dice_env.scorecard.rules import Rules
+from dice_env.scorecard.rules import Rules, coerce_rules
 
 __all__ = ["DecisionBatch", "ScorecardRegret", "box_cells", "decision_kinds", "mean_ci",
            "optimality_gap"]
@@ -467,7 +466,7 @@ def optimality_gap(agent: Any, game: str | Rules = "penta", games: int = 2000,
 
     from agents.scorecard.optimal import OptimalAgent
 
-    rules = rules_of(game)
+    rules = coerce_rules(game)
     if game_seeds is not None:
         game_seeds = np.asarray(game_seeds, dtype=np.int64).ravel()
         if game_seeds.size == 0 or np.any(game_seeds < 0):

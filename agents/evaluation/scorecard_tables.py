@@ -35,9 +35,9 @@ from dice_env.scorecard.match import (
 )
 from dice_env.scorecard.match_observation import card_observation, encode_match_observation
 from dice_env.scorecard.match_players import OPPONENT_VIEWS
-from dice_env.scorecard.rules import Rules
+from dice_env.scorecard.rules import Rules, coerce_rules
 
-from .scorecard_games import actions_of, rules_of
+from .scorecard_games import actions_of
 
 __all__ = ["TableMatches", "play_scorecard_tables", "reference_tables", "table_points"]
 
@@ -154,7 +154,7 @@ def play_scorecard_tables(players: Sequence[Any], game: str | Rules, sets: int, 
             raise ValueError(f"unknown view {v!r}; use one of {list(OPPONENT_VIEWS)}")
     if int(sets) < 1:
         raise ValueError(f"sets must be at least 1, got {sets}")
-    rules = rules_of(game)
+    rules = coerce_rules(game)
     starts = range(int(first_set), int(first_set) + int(sets), int(batch))
     if progress:
         from tqdm.auto import tqdm

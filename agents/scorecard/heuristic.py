@@ -36,7 +36,7 @@ from dice_env.scorecard.rules import (
     UPPER_KINDS,
     Rules,
     box_outcomes,
-    get_rules,
+    coerce_rules,
 )
 
 __all__ = ["GreedyAgent", "HeuristicAgent", "HeuristicWeights", "computer_choice"]
@@ -47,7 +47,7 @@ _CHUNK = 512  # games per block in the all-rolls lookahead (bounds memory: ~40 M
 
 
 def _as_rules(game: str | Rules) -> Rules:
-    return get_rules(game)
+    return coerce_rules(game)
 
 
 def _bool_masks(masks: np.ndarray, n_actions: int) -> np.ndarray:

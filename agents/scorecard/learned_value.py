@@ -44,7 +44,7 @@ from dice_env.scorecard.rules import (
     FIVE_ZERO,
     Rules,
     box_outcomes,
-    get_rules,
+    coerce_rules,
     upper_bonus_earned,
 )
 
@@ -53,7 +53,6 @@ __all__ = [
     "TurnSolution",
     "ValueModel",
     "default_model_path",
-    "rules_of",
     "solve_turns",
     "state_features",
 ]
@@ -61,15 +60,6 @@ __all__ = [
 N_HOLDS = D.N_HOLDS
 #: ``(turn states (M,)) -> values (M,)``: ``next_value(open, upper_capped, five_state)``.
 ValueFn = Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
-
-
-def rules_of(game: str | Rules) -> Rules:
-    """The :class:`Rules` of a preset name, a Gymnasium id or a ``Rules``."""
-    if isinstance(game, str):
-        from dice_env import SCORECARD_IDS
-
-        game = SCORECARD_IDS.get(game, game)
-    return get_rules(game)
 
 
 def default_model_path(rules: Rules) -> Path:
@@ -490,7 +480,7 @@ class LearnedValueAgent:
     def __init__(self, game: str | Rules = "penta", model_path: str | Path | None = None,
                  seed: int | None = None, device: str = "cpu",
                  model: ValueModel | None = None) -> None:
-        self.rules = rules_of(game)
+        self.rules = coerce_rules(game)
         self.meta: dict = {}
         if model is None:
             path = Path(model_path) if model_path is not None else default_model_path(self.rules)

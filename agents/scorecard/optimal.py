@@ -26,19 +26,11 @@ from agents.solvers import scorecard_kernels as K
 from dice_env import dice as D
 from dice_env.scorecard import game as G
 from dice_env.scorecard.observation import decode_observation
-from dice_env.scorecard.rules import Rules, get_rules
+from dice_env.scorecard.rules import Rules, coerce_rules
 
 __all__ = ["OptimalAgent", "simulate_optimal_games"]
 
 N_HOLDS = D.N_HOLDS
-
-
-def _rules_of(game: str | Rules) -> Rules:
-    if isinstance(game, str):
-        from dice_env import SCORECARD_IDS
-
-        game = SCORECARD_IDS.get(game, game)
-    return get_rules(game)
 
 
 class OptimalAgent:
@@ -66,7 +58,7 @@ class OptimalAgent:
     def __init__(self, game: str | Rules = "penta", *, cache_dir: str | os.PathLike | None = None,
                  use_cache: bool = True, solution: DP.ScorecardSolution | None = None,
                  progress: bool = False, seed: int | None = None) -> None:
-        self.rules = _rules_of(game)
+        self.rules = coerce_rules(game)
         if solution is None:
             solution = DP.load_or_solve_scorecard(self.rules, cache_dir=cache_dir,
                                                   use_cache=use_cache, progress=progress)

@@ -51,7 +51,7 @@ from torch import nn
 from agents.networks import mlp
 from agents.paths import committed_model
 from agents.scorecard.choice import act_batch_by_values, act_by_values
-from agents.scorecard.learned_value import n_features, rules_of, state_features
+from agents.scorecard.learned_value import n_features, state_features
 from agents.scorecard.model_file import ModelFile
 from agents.scorecard.score_spread import ScoreMoments, load_or_compute_spread
 from agents.scorecard.turn_policy import Turn, solve_turn, turn_leaves
@@ -76,7 +76,7 @@ from dice_env.scorecard.observation import (
     observation_size,
     observation_slices,
 )
-from dice_env.scorecard.rules import Rules
+from dice_env.scorecard.rules import Rules, coerce_rules
 
 __all__ = ["WinValueAgent", "WinValueModel", "default_model_path", "next_turn_value"]
 
@@ -297,7 +297,7 @@ class WinValueAgent:
                  model_path: str | Path | None = None, seed: int | None = None,
                  model: WinValueModel | None = None, moments: ScoreMoments | None = None
                  ) -> None:
-        self.rules = rules_of(game)
+        self.rules = coerce_rules(game)
         if num_players is not None and not 2 <= int(num_players) <= 6:
             raise ValueError(f"num_players must be 2 to 6, got {num_players}")
         self.num_players = None if num_players is None else int(num_players)

@@ -37,14 +37,13 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from agents.scorecard.learned_value import rules_of
 from agents.scorecard.score_spread import ScoreMoments, load_or_compute_spread, reachable_states
 from agents.scorecard.turn_policy import solve_turn, turn_leaves
 from agents.scorecard.win_value import WinValueModel, next_turn_value
 from agents.training.learned_value.files import write_model_and_curve
 from agents.training.threads import set_torch_threads
 from dice_env.io import atomic_write_bytes
-from dice_env.scorecard.rules import Rules
+from dice_env.scorecard.rules import Rules, coerce_rules
 
 __all__ = ["CURVE_COLUMNS", "TrainConfig", "TrainResult", "checkpoint_path", "load_checkpoint",
            "sample_layer", "train", "train_rules", "write_outputs"]
@@ -203,7 +202,7 @@ def train(config: TrainConfig, out: str | Path | None = None, resume: bool = Fal
           clock: Callable[[], float] = time.perf_counter) -> TrainResult:
     """Train (see the module doc).  With ``out``, a checkpoint ``<out>.ckpt`` is written after
     every layer and, with ``resume``, an existing one is continued (its config must match)."""
-    return train_rules(rules_of(config.game), config, out=out, resume=resume, clock=clock)
+    return train_rules(coerce_rules(config.game), config, out=out, resume=resume, clock=clock)
 
 
 def train_rules(rules: Rules, config: TrainConfig, *, moments: ScoreMoments | None = None,

@@ -17,6 +17,7 @@ Five-of-a-kind box state (``five_state``), used by the solver and the envs:
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -152,6 +153,32 @@ PRESETS: dict[str, Rules] = {
     "yahtzee-no-bonus": Rules("yahtzee-no-bonus", _YAHTZEE_BOXES, _YAHTZEE_LABELS,
                               five_kind_bonus=0, joker="none"),
 }
+
+
+def coerce_rules(game: Any) -> Rules:
+    """The :class:`Rules` of anything that names a scorecard game -- the one place a name is
+    turned into rules.
+
+    Takes a ``Rules`` (returned as is), a preset name (``"penta"``), a Gymnasium id of a
+    scorecard env (``"dice_env/Penta-v0"``, ``"dice_env/PentaMatch-v0"``), a ``Rules.knobs()``
+    dict (what a saved model records for rules that are no preset), or a resolved game that
+    carries its rules (``agents.games.Game``: anything with ``family == "scorecard"`` and a
+    ``rules`` attribute).  Raises ``ValueError`` naming the known presets otherwise.
+    """
+    if isinstance(game, Rules):
+        return game
+    if isinstance(game, str):
+        from dice_env import SCORECARD_IDS, SCORECARD_MATCH_IDS
+
+        return get_rules(SCORECARD_IDS.get(game, SCORECARD_MATCH_IDS.get(game, game)))
+    if isinstance(game, dict):
+        return Rules(**{k: tuple(v) if isinstance(v, list) else v for k, v in game.items()})
+    family = getattr(game, "family", None)
+    if family == "scorecard":
+        return game.rules
+    if family is not None:
+        raise ValueError(f"{getattr(game, 'name', game)!r} is not a scorecard game")
+    raise ValueError(f"not a scorecard game: {game!r}; known presets: {sorted(PRESETS)}")
 
 
 def get_rules(name_or_rules: str | Rules, **overrides) -> Rules:

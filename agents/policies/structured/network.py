@@ -37,10 +37,10 @@ from agents.policies.structured.features import ScorecardActionFeatures
 from agents.policies.structured.fivethousand_network import FIVETHOUSAND_DEFAULTS, FiveThousandHeads
 from agents.policies.structured.heads import ActionHead, mlp, network_options
 from dice_env.dice import N_HOLDS
-from dice_env.scorecard.rules import Rules, get_rules
+from dice_env.scorecard.rules import Rules, coerce_rules
 
 __all__ = ["DEFAULTS", "FAMILIES", "MASKED_LOGIT", "StructuredActorCritic", "StructuredHeads",
-           "build_heads", "defaults_of", "init_weights", "rules_of"]
+           "build_heads", "defaults_of", "init_weights"]
 
 #: the logit of a masked action (sb3-contrib's MaskableCategorical uses the same)
 MASKED_LOGIT = -1e8
@@ -79,16 +79,6 @@ def build_heads(family: str, n_obs: int, rules: Any, **options: Any) -> nn.Modul
     return StructuredHeads(n_obs, rules, **options)
 
 
-def rules_of(spec: str | dict | Rules) -> Rules:
-    """The rules a ``rules`` policy argument names: a preset name, a ``Rules.knobs()`` dict
-    (what a saved model holds for rules that are no preset) or a ``Rules``."""
-    if isinstance(spec, Rules):
-        return spec
-    if isinstance(spec, dict):
-        return Rules(**{k: tuple(v) if isinstance(v, list) else v for k, v in spec.items()})
-    return get_rules(spec)
-
-
 class StructuredHeads(nn.Module):
     """The structured network's body (see the module doc), in SB3's ``mlp_extractor`` role.
 
@@ -101,7 +91,7 @@ class StructuredHeads(nn.Module):
     def __init__(self, n_obs: int, rules: str | dict | Rules, **options: Any) -> None:
         super().__init__()
         o = network_options(DEFAULTS, options)
-        self.features = ScorecardActionFeatures(rules_of(rules), o["reroll_features"])
+        self.features = ScorecardActionFeatures(coerce_rules(rules), o["reroll_features"])
         self.trunk = mlp([n_obs, *o["state_hidden"]])
         width = o["state_hidden"][-1]
         head = {"hidden": o["action_hidden"], "activation": o["action_activation"],

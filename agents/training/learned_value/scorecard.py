@@ -29,13 +29,12 @@ from agents.scorecard.learned_value import (
     LearnedValueAgent,
     ValueModel,
     _slots,
-    rules_of,
     turn_start_values,
 )
 from agents.training.learned_value.files import write_model_and_curve
 from agents.training.threads import set_torch_threads
 from dice_env.scorecard import game as G
-from dice_env.scorecard.rules import FIVE_FIFTY, FIVE_OPEN, FIVE_ZERO, Rules
+from dice_env.scorecard.rules import FIVE_FIFTY, FIVE_OPEN, FIVE_ZERO, Rules, coerce_rules
 
 #: columns of the learning-curve CSV
 CURVE_COLUMNS = ("pass", "layer", "states", "steps", "games", "states_solved", "seconds",
@@ -319,7 +318,7 @@ class _Run:
     def __init__(self, config: TrainConfig, clock: Callable[[], float]) -> None:
         self.cfg = config
         self.clock = clock
-        self.rules = rules_of(config.game)
+        self.rules = coerce_rules(config.game)
         torch.manual_seed(config.seed)
         self.rng = np.random.default_rng(config.seed)
         self.gen = torch.Generator().manual_seed(config.seed)
