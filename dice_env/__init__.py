@@ -55,8 +55,8 @@ def _register_all() -> None:
         if env_id not in gymnasium.registry:
             gymnasium.register(
                 id=env_id,
-                entry_point="dice_env.scorecard.match_env:ScorecardMatchEnv",
-                vector_entry_point="dice_env.scorecard.match_vector:ScorecardMatchVectorEnv",
+                entry_point="dice_env.scorecard.match.env:ScorecardMatchEnv",
+                vector_entry_point="dice_env.scorecard.match.vector:ScorecardMatchVectorEnv",
                 kwargs={"game": game},
             )
     for env_id, entry_point in FIVE_THOUSAND_IDS.items():

@@ -31,8 +31,8 @@ from agents.evaluation.fivethousand_matches import play_fivethousand_matches
 from agents.evaluation.fivethousand_report import seat_balanced, single_turn_monte_carlo
 from agents.fivethousand.optimal import OptimalAgent, play_solo_games
 from agents.solvers import cache as C
-from agents.solvers import fivethousand_kernels as K
 from agents.solvers import fivethousand_vi as VI
+from agents.solvers.fivethousand_vi import kernels as K
 from dice_env.fivethousand import game as G
 from dice_env.fivethousand import rules as R
 from dice_env.fivethousand.bots import RandomBot, ThresholdBot

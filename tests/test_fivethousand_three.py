@@ -497,7 +497,7 @@ def test_full_table_when_cached():
     rules = VI.coerce_rules(None)
     key = TP.cache_key(rules, 3, TP.DEFAULT_TOL, TP.EVAL_TOL, TP.MAX_SWEEPS, TP.MAX_LOCAL,
                        TP.FREEZE_FROM)
-    if not C.cache_path(None, TP._stem(rules, 3), key).exists():
+    if not C.cache_path(None, TP.store._stem(rules, 3), key).exists():
         pytest.skip("the three-player 5000 table is not cached (scripts or "
                     "three_player_report() solve it, a few minutes)")
     sol = TP.load_or_solve_three_player()

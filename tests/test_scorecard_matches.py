@@ -8,7 +8,7 @@ import pytest
 import agents
 from agents.evaluation import play_scorecard_games
 from agents.evaluation.scorecard_matches import matches_from_games, play_scorecard_matches
-from dice_env.scorecard.match_observation import match_observation_size, match_observation_slices
+from dice_env.scorecard.match.observation import match_observation_size, match_observation_slices
 from dice_env.scorecard.observation import observation_slices
 from dice_env.scorecard.rules import get_rules
 

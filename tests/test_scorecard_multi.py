@@ -17,13 +17,13 @@ from dice_env.errors import IllegalActionError
 from dice_env.multi import scorecard_v0
 from dice_env.scorecard.env import ScorecardEnv
 from dice_env.scorecard.match import match_outcome, score_margin
-from dice_env.scorecard.match_env import ScorecardMatchEnv
-from dice_env.scorecard.match_observation import (
+from dice_env.scorecard.match.env import ScorecardMatchEnv
+from dice_env.scorecard.match.observation import (
     TOTAL_SCALE,
     match_observation_size,
     match_observation_slices,
 )
-from dice_env.scorecard.match_vector import ScorecardMatchVectorEnv
+from dice_env.scorecard.match.vector import ScorecardMatchVectorEnv
 from dice_env.scorecard.observation import observation_size, observation_slices
 from dice_env.scorecard.rules import get_rules
 from dice_env.scorecard.vector import ScorecardVectorEnv

@@ -21,7 +21,7 @@ from dice_env.scorecard.match import (
     match_action_mask,
     start_matches,
 )
-from dice_env.scorecard.match_observation import encode_match_observation
+from dice_env.scorecard.match.observation import encode_match_observation
 from dice_env.scorecard.observation import encode_observation
 from dice_env.scorecard.rules import get_rules, upper_bonus_earned
 

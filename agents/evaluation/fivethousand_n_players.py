@@ -46,7 +46,7 @@ from agents.fivethousand import learned_value as LV
 from agents.fivethousand.optimal import OptimalAgent
 from agents.registry import make
 from agents.solvers import fivethousand_three as TP
-from dice_env.fivethousand.rules import FiveThousandRules
+from dice_env.fivethousand.rules import N_DICE, FiveThousandRules
 
 __all__ = ["leader_policy", "learned_value_n_player_report", "learned_value_policy",
            "mixed_profile_values", "seat_balanced"]
@@ -104,7 +104,7 @@ def leader_policy(agent: LV.LearnedValueAgent, three: TP.ThreeModel,
     scores = three.base.scores[three.st_idx]
     leader = scores[:, 1:].max(axis=1)
     t = three.n_slots
-    pol = np.zeros((three.n_states, t, LV.R.N_DICE + 1), dtype=np.bool_)
+    pol = np.zeros((three.n_states, t, N_DICE + 1), dtype=np.bool_)
     for lo in range(0, three.n_states, chunk):
         roll, bank = agent.turn_tables(scores[lo:lo + chunk, 0], leader[lo:lo + chunk])
         bank = bank[:, :t, None]

@@ -12,7 +12,7 @@ memory), then checks the tables from several sides:
   space), and the simulated seat-balanced win rate, which must agree;
 * with three and four players (no exact solution), the two-player policy as a bot.
 
-It returns ``(markdown, data)``; the caller writes them (``scripts/optimal_report.py``).
+It returns ``(markdown, data)``; the caller writes them (``dice-env optimal-report``).
 """
 
 from __future__ import annotations
@@ -334,7 +334,7 @@ def markdown(data: dict) -> str:
         f"Rules of docs/rules.md section 2 (target {rules['target']}, entry {rules['entry']}, "
         + ("Farkle-style set-asides" if rules["choose_scoring_dice"]
            else "every scoring die set aside")
-        + "), solved exactly by `agents/solvers/fivethousand_vi.py`: value iteration over "
+        + "), solved exactly by `agents/solvers/fivethousand_vi/`: value iteration over "
         "(my score, opponent's score, turn total, dice left) for two players maximising the "
         "probability of winning (Neller & Presser's method for Pig), and a backward solve over "
         "the score (policy iteration per score) for solo play minimising the expected number "

@@ -14,7 +14,7 @@ the seat is worth to it.
 Players are asked through ``act_batch`` (one call per step for all the matches where they move)
 or ``act``; they see the single-player observation of their own card (``view="card"``, what
 ``agents.make`` players read) or the match observation of their seat (``view="match"``, see
-:mod:`dice_env.scorecard.match_observation`).
+:mod:`dice_env.scorecard.match.observation`).
 """
 
 from __future__ import annotations
@@ -34,8 +34,8 @@ from dice_env.scorecard.match import (
     mover_options,
     start_matches,
 )
-from dice_env.scorecard.match_observation import card_observation, encode_match_observation
-from dice_env.scorecard.match_players import OPPONENT_VIEWS
+from dice_env.scorecard.match.observation import card_observation, encode_match_observation
+from dice_env.scorecard.match.players import OPPONENT_VIEWS
 from dice_env.scorecard.rules import Rules, coerce_rules
 
 from .scorecard_games import actions_of

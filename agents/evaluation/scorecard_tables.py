@@ -33,8 +33,8 @@ from dice_env.scorecard.match import (
     mover_options,
     start_matches,
 )
-from dice_env.scorecard.match_observation import card_observation, encode_match_observation
-from dice_env.scorecard.match_players import OPPONENT_VIEWS
+from dice_env.scorecard.match.observation import card_observation, encode_match_observation
+from dice_env.scorecard.match.players import OPPONENT_VIEWS
 from dice_env.scorecard.rules import Rules, coerce_rules
 
 from .scorecard_games import actions_of

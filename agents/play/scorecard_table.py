@@ -59,7 +59,7 @@ class ScorecardTable:
 
     def card(self, seat: int) -> dict:
         """Seat ``seat``'s card as a single-player state dict (the dice on the table)."""
-        from dice_env.scorecard.match_state import match_state_to_dict
+        from dice_env.scorecard.match.state import match_state_to_dict
 
         d = match_state_to_dict(self.rules, self.state)
         return {"dice": d["dice"], "rolls_left": d["rolls_left"], **d["cards"][seat]}
@@ -74,7 +74,7 @@ class ScorecardTable:
 
     def observation(self) -> np.ndarray:
         """The single-player observation of the mover's card (what bots read)."""
-        from dice_env.scorecard.match_observation import card_observation
+        from dice_env.scorecard.match.observation import card_observation
 
         seat = np.array([self.current])
         return card_observation(self.rules, self.state, seat, None, self.box_points[None])[0]
@@ -82,7 +82,7 @@ class ScorecardTable:
     def match_observation(self, seat: int | None = None) -> np.ndarray:
         """The match observation of ``seat`` (default: the mover), what bots that read every
         card (``reads_match``, e.g. the win-value player) are given."""
-        from dice_env.scorecard.match_observation import encode_match_observation
+        from dice_env.scorecard.match.observation import encode_match_observation
 
         seat = self.current if seat is None else int(seat)
         return encode_match_observation(self.rules, self.state, np.array([seat]), None,

@@ -66,7 +66,7 @@ from agents.scorecard.win_threshold import (
     two_turn_gains,
 )
 from dice_env import dice as D
-from dice_env.scorecard.match_observation import (
+from dice_env.scorecard.match.observation import (
     TOTAL_SCALE,
     match_observation_slices,
     opponent_block_size,

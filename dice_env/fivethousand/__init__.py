@@ -9,6 +9,7 @@
 * :mod:`~dice_env.fivethousand.env` (``dice_env/FiveThousand-v0``),
   :mod:`~dice_env.fivethousand.solo` (``dice_env/FiveThousandSolo-v0``),
   :mod:`~dice_env.fivethousand.aec` (PettingZoo, via :mod:`dice_env.multi.five_thousand_v0`);
+  :mod:`~dice_env.fivethousand.vector` -- their natively batched versions;
 * :mod:`~dice_env.fivethousand.bots` -- the default :class:`~.bots.ThresholdBot` opponent
   and a :class:`~.bots.RandomBot`.
 """

@@ -27,15 +27,15 @@ from dice_env.errors import (
 from dice_env.scorecard.env import describe_action
 from dice_env.scorecard.game import N_HOLD_ACTIONS
 from dice_env.scorecard.match import MatchState, check_num_players, winners
-from dice_env.scorecard.match_env import check_reward, final_rewards
-from dice_env.scorecard.match_observation import (
+from dice_env.scorecard.match.env import check_reward, final_rewards
+from dice_env.scorecard.match.observation import (
     encode_match_observation_one,
     match_observation_size,
 )
-from dice_env.scorecard.match_render import render_match
-from dice_env.scorecard.match_state import match_state_from_dict, match_state_to_dict
+from dice_env.scorecard.match.render import render_match
+from dice_env.scorecard.match.single import ScorecardMatch
+from dice_env.scorecard.match.state import match_state_from_dict, match_state_to_dict
 from dice_env.scorecard.rules import Rules, get_rules
-from dice_env.scorecard.single_match import ScorecardMatch
 
 RESET_OPTIONS = ("state",)
 
@@ -50,7 +50,7 @@ class ScorecardAECEnv(AECEnv):
     (each throw is a decision) and ``agent_selection`` moves on when it fills a box.  The match
     ends when every card is full; the highest TOTAL wins.  The match is the one of
     :mod:`dice_env.scorecard.match` (one card per player), played one game at a time in plain
-    Python (:mod:`dice_env.scorecard.single_match`) over the single-player rules.
+    Python (:mod:`dice_env.scorecard.match.single`) over the single-player rules.
 
     ## Action Space
     ``Discrete(32 + n_boxes)``, the encoding of ``dice_env/Penta-v0``: ``a < 32`` rerolls
@@ -62,7 +62,7 @@ class ScorecardAECEnv(AECEnv):
     ## Observation Space
     ``Dict(observation=Box(0, 1, (S + 2 + (P - 1) * (5 + n_boxes),), float32),
     action_mask=Box(0, 1, (32 + n_boxes,), int8))``.  ``observation`` is the match seen from
-    the observing agent's seat (:mod:`dice_env.scorecard.match_observation`: its own card with
+    the observing agent's seat (:mod:`dice_env.scorecard.match.observation`: its own card with
     the dice on the table, whether it is to move, its TOTAL, and every opponent's TOTAL, upper
     progress, five-of-a-kind state and open boxes); ``observation[:S]`` is a single-player
     observation.  ``action_mask`` holds the legal actions of the agent to move, all zeros for
@@ -78,7 +78,7 @@ class ScorecardAECEnv(AECEnv):
 
     ## Starting State
     Empty cards, ``player_0`` has thrown.  Or ``reset(options={"state": d})`` with
-    :meth:`get_state`'s dict (see :mod:`dice_env.scorecard.match_state`).  Unknown reset
+    :meth:`get_state`'s dict (see :mod:`dice_env.scorecard.match.state`).  Unknown reset
     options only warn: PettingZoo's ``api_test`` resets with ``options={"options": 1}``.
 
     ## Episode End
@@ -138,7 +138,7 @@ class ScorecardAECEnv(AECEnv):
         }
         self.action_spaces = {a: spaces.Discrete(self.n_actions) for a in self.possible_agents}
         self.np_random: np.random.Generator | None = None
-        # one match at a time in Python (dice_env.scorecard.single_match): the batched core's
+        # one match at a time in Python (dice_env.scorecard.match.single): the batched core's
         # numpy calls cost more than the game itself for a batch of one
         self._match = ScorecardMatch(self.rules, self.num_players)
         self._refresh()
@@ -176,7 +176,7 @@ class ScorecardAECEnv(AECEnv):
         return np.array(self._mask, dtype=bool)
 
     def get_state(self) -> dict:
-        """The match as a JSON-serialisable dict (see :mod:`dice_env.scorecard.match_state`)."""
+        """The match as a JSON-serialisable dict (see :mod:`dice_env.scorecard.match.state`)."""
         return match_state_to_dict(self.rules, self._state)
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:

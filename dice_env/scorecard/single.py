@@ -1,5 +1,5 @@
 """One scorecard game in plain Python: the fast path of the single env (and, one card per
-player, of the AEC env: :mod:`dice_env.scorecard.single_match`).
+player, of the AEC env: :mod:`dice_env.scorecard.match.single`).
 
 :func:`~dice_env.scorecard.game.apply_actions` and :func:`~dice_env.scorecard.game.action_mask`
 run ``N`` games in numpy arrays; for one game numpy's per-call cost outweighs the game itself,

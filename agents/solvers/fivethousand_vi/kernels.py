@@ -2,7 +2,7 @@
 
 No rule of the game is written here: what a bank does (bumps, gifts, wins), when it is
 allowed, and what a throw of ``n`` dice can score arrive as tables built by
-:mod:`~agents.solvers.fivethousand_vi` from :mod:`dice_env.fivethousand.rules`.
+:mod:`~agents.solvers.fivethousand_vi.model` from :mod:`dice_env.fivethousand.rules`.
 
 Notation.  Scores are *indices* into the model's score grid (0, entry, entry + 100, ...,
 target - 100).  Turn totals are *slots* ``j`` (``t = 50 j``, ``0 <= j < T``, ``T - 1`` the

@@ -1,9 +1,9 @@
 """A natively batched Gymnasium ``VectorEnv`` of the single-agent scorecard matches.
 
-``N`` matches live in one :class:`~dice_env.scorecard.match.MatchState` (``N * P`` cards of
+``N`` matches live in one :class:`~dice_env.scorecard.match.core.MatchState` (``N * P`` cards of
 one :class:`~dice_env.scorecard.game.ScorecardState`) and advance together through the same
-functions as :class:`~dice_env.scorecard.match_env.ScorecardMatchEnv`
-(:mod:`dice_env.scorecard.match`, and :func:`~dice_env.scorecard.match_players.play_opponents`
+functions as :class:`~dice_env.scorecard.match.env.ScorecardMatchEnv`
+(:mod:`dice_env.scorecard.match.core`, and :func:`~dice_env.scorecard.match.players.play_opponents`
 for the opponents, who are asked once per round for all the games where they are to move).
 Draws happen in the same order as in the single env, so a batch of one with the same seed
 replays it die for die.
@@ -27,22 +27,22 @@ from dice_env.errors import (
 )
 from dice_env.scorecard import game as G
 from dice_env.scorecard.env import describe_action
-from dice_env.scorecard.match import (
+from dice_env.scorecard.match.core import (
     MatchState,
     apply_match_actions,
     match_action_mask,
     mover_options,
     start_matches,
 )
-from dice_env.scorecard.match_env import (
+from dice_env.scorecard.match.env import (
     MatchOptions,
     check_restored_seat,
     final_rewards,
 )
-from dice_env.scorecard.match_observation import encode_match_observation
-from dice_env.scorecard.match_players import play_opponents
-from dice_env.scorecard.match_render import render_match
-from dice_env.scorecard.match_state import match_state_from_dict, match_state_to_dict
+from dice_env.scorecard.match.observation import encode_match_observation
+from dice_env.scorecard.match.players import play_opponents
+from dice_env.scorecard.match.render import render_match
+from dice_env.scorecard.match.state import match_state_from_dict, match_state_to_dict
 from dice_env.scorecard.rules import Rules
 
 AUTORESET_MODES = {m.value: m for m in (AutoresetMode.SAME_STEP, AutoresetMode.NEXT_STEP)}
@@ -53,7 +53,7 @@ class ScorecardMatchVectorEnv(MatchOptions, VectorEnv):
 
     ## Description
     The game, spaces, rewards and arguments of
-    :class:`~dice_env.scorecard.match_env.ScorecardMatchEnv`: one learning agent per match
+    :class:`~dice_env.scorecard.match.env.ScorecardMatchEnv`: one learning agent per match
     against ``num_players - 1`` bot opponents whose turns are played inside :meth:`step`.  In
     each round of the opponents' turns, every opponent object is asked once with
     ``act_batch(observations, masks)`` for all the games where it is to move (``agents``
@@ -67,7 +67,7 @@ class ScorecardMatchVectorEnv(MatchOptions, VectorEnv):
 
     ## Observation Space
     ``Box(0, 1, (num_envs, obs_dim), float32)``: each match seen from its agent's seat, the
-    layout of :mod:`dice_env.scorecard.match_observation`.
+    layout of :mod:`dice_env.scorecard.match.observation`.
 
     ## Rewards
     As the single env: at the end ``+1`` / ``0`` (a shared top TOTAL) / ``-1``, or the score
@@ -221,7 +221,7 @@ class ScorecardMatchVectorEnv(MatchOptions, VectorEnv):
         return self._mask.copy()
 
     def get_state(self, index: int) -> dict:
-        """The state dict of sub-env ``index`` (see :mod:`dice_env.scorecard.match_state`)."""
+        """The state dict of sub-env ``index`` (see :mod:`dice_env.scorecard.match.state`)."""
         return {**match_state_to_dict(self.rules, self._state, int(index)),
                 "agent_seat": int(self._seat[index])}
 

@@ -1,11 +1,12 @@
-"""The tables and numba kernels of the batched 5000 envs (:mod:`.vector`).
+"""The tables and numba kernels of the batched 5000 envs (:mod:`dice_env.fivethousand.vector`).
 
 :func:`action_tables` reads the points and dice left of every action's set-aside off the
-rules' tables; the kernels do the turn bookkeeping of :func:`~.game.step_games` (set the dice
-aside, bank, throw, pass the dice on) and the observation layout of :mod:`.observation` over
-index arrays of the rows that move, because an opponent's turn is a dozen small rounds per
-step and numpy's per-call cost would dominate them.  The tests hold them to ``game.py`` and
-``single.py`` die for die.
+rules' tables; the kernels do the turn bookkeeping of
+:func:`~dice_env.fivethousand.game.step_games` (set the dice aside, bank, throw, pass the dice
+on) and the observation layout of :mod:`~dice_env.fivethousand.observation` over index arrays
+of the rows that move, because an opponent's turn is a dozen small rounds per step and numpy's
+per-call cost would dominate them.  The tests hold them to ``game.py`` and ``single.py`` die
+for die.
 """
 
 from __future__ import annotations

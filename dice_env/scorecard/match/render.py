@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from dice_env.scorecard.game import OPEN
-from dice_env.scorecard.match import MatchState, mover_options, winners
+from dice_env.scorecard.match.core import MatchState, mover_options, winners
 from dice_env.scorecard.render import MUST_SCRATCH_WARNING
 from dice_env.scorecard.rules import Rules
 

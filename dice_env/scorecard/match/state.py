@@ -26,7 +26,7 @@ import numpy as np
 
 from dice_env.errors import as_int, as_list
 from dice_env.scorecard.game import OPEN, ScorecardState
-from dice_env.scorecard.match import MatchState
+from dice_env.scorecard.match.core import MatchState
 from dice_env.scorecard.rules import Rules
 from dice_env.scorecard.state import possible_box_scores, state_from_dict
 

@@ -20,7 +20,7 @@ from dice_env.errors import (
 from dice_env.player_names import resolve_opponents
 from dice_env.scorecard import game as G
 from dice_env.scorecard.env import ScorecardOptions, describe_action
-from dice_env.scorecard.match import (
+from dice_env.scorecard.match.core import (
     MatchState,
     apply_match_actions,
     check_num_players,
@@ -31,10 +31,10 @@ from dice_env.scorecard.match import (
     start_matches,
     winners,
 )
-from dice_env.scorecard.match_observation import encode_match_observation, match_observation_size
-from dice_env.scorecard.match_players import OPPONENT_VIEWS, Opponents, play_opponents
-from dice_env.scorecard.match_render import render_match
-from dice_env.scorecard.match_state import match_state_from_dict, match_state_to_dict
+from dice_env.scorecard.match.observation import encode_match_observation, match_observation_size
+from dice_env.scorecard.match.players import OPPONENT_VIEWS, Opponents, play_opponents
+from dice_env.scorecard.match.render import render_match
+from dice_env.scorecard.match.state import match_state_from_dict, match_state_to_dict
 from dice_env.scorecard.rules import PRESETS, Rules
 
 RESET_OPTIONS = ("state",)
@@ -109,7 +109,7 @@ class ScorecardMatchEnv(MatchOptions, gym.Env):
     wins.  The agent sits at ``agent_seat``; the opponents' turns are played inside
     :meth:`step` (and inside :meth:`reset` for the seats before the agent), so the agent only
     sees its own decisions.  The rules are those of :mod:`dice_env.scorecard.game`, run on one
-    card per player (:mod:`dice_env.scorecard.match`).
+    card per player (:mod:`dice_env.scorecard.match.core`).
 
     ## Action Space
     ``Discrete(32 + n_boxes)``, the encoding of the single-player env: ``a < 32`` rerolls,
@@ -121,7 +121,7 @@ class ScorecardMatchEnv(MatchOptions, gym.Env):
 
     ## Observation Space
     ``Box(0, 1, (S + 2 + (num_players - 1) * (5 + n_boxes),), float32)``, documented in
-    :mod:`dice_env.scorecard.match_observation`: the single-player observation of the agent's
+    :mod:`dice_env.scorecard.match.observation`: the single-player observation of the agent's
     card (``S`` = 45 for Penta, 49 for Dice Poker), a to-move flag, the agent's TOTAL, and per
     opponent (seat order after the agent) their TOTAL, capped upper progress, five-of-a-kind
     state and open boxes.  Penta with 2 players: 65 entries.
@@ -130,7 +130,7 @@ class ScorecardMatchEnv(MatchOptions, gym.Env):
     At the end of the match, with ``reward="win_loss"`` (default): ``+1`` when the agent alone
     has the highest TOTAL, ``-1`` when another player has a higher TOTAL, and ``0`` when the
     agent *shares* the highest TOTAL (a tie: nobody has the highest total alone; see
-    :mod:`dice_env.scorecard.match`).  With ``reward="score_diff"``: the agent's TOTAL minus
+    :mod:`dice_env.scorecard.match.core`).  With ``reward="score_diff"``: the agent's TOTAL minus
     the best TOTAL among the opponents (in points).  0 on every other step.  An illegal action
     under ``"penalize"`` / ``"terminate"`` earns ``illegal_penalty``.
 
@@ -138,7 +138,7 @@ class ScorecardMatchEnv(MatchOptions, gym.Env):
     Empty cards; seat 0 throws first.  The agent's seat is ``agent_seat`` (drawn per episode
     with ``"random"``); the opponents before it play their first turns inside :meth:`reset`.
     Or ``reset(options={"state": d})`` with :meth:`get_state`'s dict (see
-    :mod:`dice_env.scorecard.match_state`): the agent takes the seat to move.
+    :mod:`dice_env.scorecard.match.state`): the agent takes the seat to move.
 
     ## Episode End
     Terminated when every card is full (or on an illegal action under ``"terminate"``);
@@ -251,7 +251,7 @@ class ScorecardMatchEnv(MatchOptions, gym.Env):
         return self._state.score_breakdowns(self.rules)
 
     def get_state(self) -> dict:
-        """The match as a JSON-serialisable dict (see :mod:`dice_env.scorecard.match_state`),
+        """The match as a JSON-serialisable dict (see :mod:`dice_env.scorecard.match.state`),
         with ``agent_seat``."""
         return {**match_state_to_dict(self.rules, self._state), "agent_seat": self.agent_seat}
 

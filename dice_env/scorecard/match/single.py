@@ -1,6 +1,6 @@
 """One multi-player scorecard match in plain Python: the fast path of the PettingZoo AEC env.
 
-What :mod:`dice_env.scorecard.match` does for ``N`` matches in numpy arrays, for one match:
+What :mod:`dice_env.scorecard.match.core` does for ``N`` matches in numpy arrays, for one match:
 one :class:`~dice_env.scorecard.single.ScorecardGame` per seat (its ``row`` is the seat, as in
 a batch of one match, so a :class:`~dice_env.dice.DiceStream` deals the same dice) and the
 seat to move.  Players take whole turns in seat order; only the card of the player to move
@@ -11,7 +11,7 @@ is over.
 from __future__ import annotations
 
 from dice_env.scorecard.game import N_HOLD_ACTIONS
-from dice_env.scorecard.match import MatchState
+from dice_env.scorecard.match.core import MatchState
 from dice_env.scorecard.rules import Rules
 from dice_env.scorecard.single import ScorecardGame
 
@@ -39,7 +39,7 @@ class ScorecardMatch:
         self.current = int(state.current[game])
 
     def to_state(self) -> MatchState:
-        """The match as a batch of one (a new :class:`~dice_env.scorecard.match.MatchState`)."""
+        """The match as a batch of one (a new :class:`~.core.MatchState`)."""
         state = MatchState.empty(self.rules, 1, self.num_players)
         for seat, card in enumerate(self.cards):
             state.cards.put([seat], card.to_state())

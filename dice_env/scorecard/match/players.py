@@ -1,6 +1,6 @@
 """The bot opponents of the single-agent match envs, and the loop that plays their turns.
 
-Both :class:`~dice_env.scorecard.match_env.ScorecardMatchEnv` and its batched version play
+Both :class:`~dice_env.scorecard.match.env.ScorecardMatchEnv` and its batched version play
 the opponents through :func:`play_opponents` (the single env as a batch of one), so the two
 ask the players the same questions in the same order and see the same dice.
 """
@@ -14,13 +14,13 @@ import numpy as np
 
 from dice_env.errors import as_actions
 from dice_env.random_player import RandomPlayer
-from dice_env.scorecard.match import (
+from dice_env.scorecard.match.core import (
     MatchState,
     apply_match_actions,
     match_action_mask,
     mover_options,
 )
-from dice_env.scorecard.match_observation import card_observation, encode_match_observation
+from dice_env.scorecard.match.observation import card_observation, encode_match_observation
 from dice_env.scorecard.rules import Rules
 
 OPPONENT_VIEWS = ("card", "match")
@@ -127,7 +127,7 @@ def play_opponents(rules: Rules, state: MatchState, agent_seat: np.ndarray, game
 
     ``view``: ``"card"`` -- each opponent sees the single-player observation of its own card
     (what the ``agents`` players of ``dice_env/Penta-v0`` read); ``"match"`` -- the match
-    observation of its seat (:mod:`dice_env.scorecard.match_observation`).
+    observation of its seat (:mod:`dice_env.scorecard.match.observation`).
     """
     p = state.num_players
     while True:

@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from dice_env.scorecard.game import OPEN
-from dice_env.scorecard.match import MatchState
+from dice_env.scorecard.match.core import MatchState
 from dice_env.scorecard.observation import (
     _one_game_tables,
     encode_observation,
@@ -86,7 +86,7 @@ def card_observation(rules: Rules, state: MatchState, seats: np.ndarray,
     """``(len(games), S)`` the single-player observation of seat ``seats[i]``'s card in match
     ``games[i]``, with the dice on the table (see the module docstring).
 
-    ``mover_points``: the ``points`` of :func:`~dice_env.scorecard.match.mover_options` for
+    ``mover_points``: the ``points`` of :func:`~dice_env.scorecard.match.core.mover_options` for
     ``games``, when the caller has them (used where the observer is the player to move).
     """
     games = _games(state, games)
