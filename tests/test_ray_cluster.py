@@ -62,8 +62,8 @@ def ray_env() -> dict[str, str]:
     """The environment of the nodes and the driver: this checkout importable (the workers
     inherit the raylet's environment), no auth token (a local test cluster), no usage stats."""
     env = dict(os.environ, RAY_AUTH_MODE="disabled", RAY_USAGE_STATS_ENABLED="0",
-               PYTHONPATH=os.pathsep.join([str(ROOT), str(ROOT / "scripts"),
-                                           os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep))
+               PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])
+               .rstrip(os.pathsep))
     env.update(FAST_DEATH)
     return env
 

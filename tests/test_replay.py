@@ -1,4 +1,5 @@
-"""The shareable replay file (scripts/replay.py) and the inspect page in a browser.
+"""The shareable replay file (``dice-env replay``, scripts/replay.py) and the inspect page in a
+browser.
 
 The replay file must be self-contained -- no ``src`` / ``href`` leaving it, no request when it
 opens (Playwright blocks and records every request that is not the file itself) -- and carry
@@ -48,15 +49,14 @@ def _data(html: str) -> dict:
 
 @pytest.fixture(scope="module")
 def replay():
-    sys.path.insert(0, str(ROOT / "scripts"))
-    import replay as module
+    from agents.cli import replay as module
 
     return module
 
 
 @pytest.fixture(scope="module")
 def ppo_replay(tmp_path_factory, replay) -> Path:
-    """``scripts/replay.py --agent ppo --game penta --seed 3 --out r.html``."""
+    """``dice-env replay --agent ppo --game penta --seed 3 --out r.html``."""
     out = tmp_path_factory.mktemp("replay") / "r.html"
     assert replay.main(["--agent", "ppo", "--game", "penta", "--seed", "3", "--out",
                         str(out)]) == 0

@@ -99,14 +99,11 @@ def test_box_order_does_not_matter(solutions):
 
 
 def test_solve_script(tmp_path, capsys):
-    import importlib.util
+    """``dice-env solve`` (``scripts/solve.py``): solved, then loaded from the cache."""
     import json
-    from pathlib import Path
 
-    path = Path(__file__).resolve().parent.parent / "scripts" / "solve.py"
-    spec = importlib.util.spec_from_file_location("solve_script", path)
-    script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
+    from agents.cli import solve as script
+
     args = ["yahtzee-no-bonus", "--json", "--cache-dir", str(tmp_path), "--quiet"]
     assert script.main(args) == 0
     first = json.loads(capsys.readouterr().out)

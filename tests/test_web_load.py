@@ -1,25 +1,20 @@
-"""A small version of the web app's load test (``scripts/web_load.py``): several games at once
-over loopback, a fixed number of requests, no error, and every game's answers the same as when
-it is played again alone with the same seed."""
+"""A small version of the web app's load test (``dice-env web-load``, ``scripts/web_load.py``):
+several games at once over loopback, a fixed number of requests, no error, and every game's
+answers the same as when it is played again alone with the same seed."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
+
+from agents import cli
 
 pytest.importorskip("starlette")
 pytest.importorskip("httpx")
 
-ROOT = Path(__file__).resolve().parent.parent
 
-
-def test_small_load_run_through_the_script(capsys):
-    sys.path.insert(0, str(ROOT / "scripts"))
-    import web_load
-
-    assert web_load.main(["--games", "8", "--requests", "6", "--seed", "3"]) == 0
+@pytest.mark.parametrize("command", [["web-load"], ["bench", "web"]])
+def test_small_load_run_through_the_command(command, capsys):
+    assert cli.main([*command, "--games", "8", "--requests", "6", "--seed", "3"]) == 0
     out = capsys.readouterr().out
     assert "8 games at once, 48 requests" in out
     assert "errors: 0" in out and "same game played alone: 0" in out

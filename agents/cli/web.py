@@ -1,4 +1,12 @@
-"""``dice-env web``: serve the web page (the same program as ``dice-web``)."""
+"""``dice-env web``: serve the web page (the same program as ``dice-web`` and
+``python scripts/web.py``): play Penta, Dice Poker and 5000 in the browser, alone or against up
+to five bots, with the optimal advisor, and inspect agents' games.
+
+The server binds 127.0.0.1 unless ``--host`` says otherwise.  Needs the ``web`` extra.
+
+Example:
+  dice-env web --port 8080 --agent mine=runs/my_dqn.zip
+"""
 
 from __future__ import annotations
 

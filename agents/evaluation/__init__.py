@@ -13,7 +13,11 @@
 * :mod:`.inspect_games` -- one game of an agent decision by decision (every legal option with
   its exact value, the chosen, the best, the regret), two agents on the same dice, and the
   costliest habits over many games, read off the regret tools' traces (the inspect view and
-  ``scripts/replay.py``).
+  ``dice-env replay``);
+* :mod:`.benchmark`, :mod:`.any_policy`, :mod:`.players_regret`, :mod:`.optimal_play`,
+  :mod:`.threshold_sweep`, :mod:`.env_speed` -- what ``dice-env evaluate``, ``regret-report``,
+  ``optimal-report``, ``sweep-thresholds`` and ``bench-env`` measure; :mod:`.reports` writes
+  their tables.
 """
 
 from agents.evaluation.fivethousand_regret import FiveThousandRegret, fivethousand_gap

@@ -15,7 +15,7 @@ optimality_gap` / :func:`~agents.evaluation.fivethousand_regret.fivethousand_gap
 :func:`inspect` returns the JSON-able payload of one seed (one or two agents side by side on
 the same dice), :func:`habits` an agent's costliest habits over a range of seeds (the regret
 tool's box-vs-optimal table, or roll-on / bank table for 5000, with example positions), and
-:func:`replay_data` both together for ``scripts/replay.py``.
+:func:`replay_data` both together for ``dice-env replay``.
 
 The payload (``format`` ``"dice-env-inspect/1"``)::
 

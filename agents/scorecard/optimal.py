@@ -11,7 +11,7 @@ holds only the state-value table (about 0.8 MB for 13 boxes, 25 MB for 15).
 * :meth:`OptimalAgent.advise` -- every legal action of an env state dict with its expected
   final score;
 * :func:`simulate_optimal_games` -- many games at once on the pure game core, with the
-  statistics of :mod:`scripts.optimal_report`.
+  statistics of ``dice-env optimal-report`` (:mod:`agents.evaluation.optimal_play`).
 """
 
 from __future__ import annotations

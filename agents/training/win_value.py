@@ -24,7 +24,8 @@ comes first:
 The threshold of play is recomputed every turn and the last turn is exact, so what the network
 must get right is the shape of ``W`` in ``(card, D, S)``, which synthetic samples cover.  A
 checkpoint is written after every layer (``<out>.ckpt``); ``--resume`` continues from it.
-Deterministic for a seed and thread count.  CLI: ``scripts/train_win_value.py``.
+Deterministic for a seed and thread count.  CLI: ``dice-env train-win-value``
+(:func:`train_run` trains into a run folder, as it and ``dice-env win-report`` do).
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ from dice_env.io import atomic_write_bytes
 from dice_env.scorecard.rules import Rules, coerce_rules
 
 __all__ = ["CURVE_COLUMNS", "TrainConfig", "TrainResult", "checkpoint_path", "load_checkpoint",
-           "sample_layer", "train", "train_rules", "write_outputs"]
+           "run_folder", "sample_layer", "train", "train_rules", "train_run", "write_outputs"]
 
 CURVE_COLUMNS = ("layer", "states", "steps", "seconds", "solve_seconds", "fit_seconds",
                  "mean_value", "train_rmse", "val_rmse")
@@ -270,3 +271,23 @@ def train_rules(rules: Rules, config: TrainConfig, *, moments: ScoreMoments | No
 def write_outputs(result: TrainResult, model_path: str | Path) -> dict[str, Path]:
     """Write the model and, next to it, its learning curve as JSON and CSV (atomically)."""
     return write_model_and_curve(result, model_path, CURVE_COLUMNS)
+
+
+def run_folder(game: str, seed: int, runs: str | Path = Path("runs")) -> Path:
+    """The default run folder of a game and seed: ``runs/win-value-<game>-seed<seed>``
+    (relative to the working directory unless ``runs`` says otherwise)."""
+    return Path(runs) / f"win-value-{game}-seed{seed}"
+
+
+def train_run(config: TrainConfig, folder: str | Path,
+              resume: bool = False) -> tuple[TrainResult, dict[str, Path]]:
+    """Train into the run folder ``folder``: ``model.pt`` and its learning curve, with the
+    checkpoint ``model.pt.ckpt`` after every layer (``resume`` continues it; it is removed once
+    the run is complete).  Returns the result and the paths written (:func:`write_outputs`).
+    ``ValueError`` for a checkpoint of other settings; on Ctrl-C the checkpoint is kept."""
+    model_path = Path(folder) / "model.pt"
+    model_path.parent.mkdir(parents=True, exist_ok=True)
+    result = train(config, out=model_path, resume=resume)
+    paths = write_outputs(result, model_path)
+    checkpoint_path(model_path).unlink(missing_ok=True)  # complete: nothing to resume
+    return result, paths

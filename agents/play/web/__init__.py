@@ -1,6 +1,7 @@
 """The web front-end: a Starlette app for playing, and the inspect view of games.
 
-Started by ``dice-web`` / ``python scripts/web.py`` (:mod:`.server`).  The modules:
+Started by ``dice-env web`` / ``dice-web`` / ``python scripts/web.py`` (:mod:`.server`).
+The modules:
 
 * :mod:`.app` -- :func:`~.app.create_app`, the routes of the Play page and its JSON API;
 * :mod:`.players` -- the players a server may seat (registered names, ``--agent`` specs);
@@ -11,6 +12,7 @@ Started by ``dice-web`` / ``python scripts/web.py`` (:mod:`.server`).  The modul
   the page draws, and the page's moves played on it;
 * :mod:`.inspect_routes` -- the inspect view's page and API;
   :mod:`.replay_page` -- that page as one self-contained HTML file;
-* :mod:`.load` -- the load test of ``scripts/web_load.py``;
+* :mod:`.load` -- the load test of ``dice-env web-load``;
+  :mod:`.screenshot` -- the pictures of the pages in ``docs/`` (``dice-env web-screenshot``);
 * ``static/`` -- the pages, their scripts and styles (plain HTML, CSS, JS; no build step).
 """

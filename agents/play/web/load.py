@@ -1,4 +1,4 @@
-"""A bounded load test of the web app over HTTP (``scripts/web_load.py``).
+"""A bounded load test of the web app over HTTP (``dice-env web-load``, ``dice-env bench web``).
 
 ``games`` games are played at once through the JSON API, each with a fixed number of requests
 (its creation, then moves chosen by a seeded random player from the legal moves the view lists,
@@ -7,6 +7,7 @@ latency is measured and every failure counted.  Then each game is played again, 
 same seed and the same moves: its sequence of answers (states, bots' frames, messages) must be
 the same as under load -- no game is affected by another.  Before the timed part one game of
 each kind is started and dropped, so that the server has loaded its players.
+:func:`load_test` starts its own server on a free loopback port when given no URL.
 """
 
 from __future__ import annotations
@@ -180,3 +181,19 @@ def run_load(url: str, games: int = 50, requests: int = 20, seed: int = 0,
     if isinstance(out[0], BaseException):
         raise out[0]
     return out[0]
+
+
+def load_test(url: str | None = None, games: int = 50, requests: int = 20, seed: int = 0,
+              timeout: float = 60.0) -> LoadResult:
+    """:func:`run_load` against the server at ``url``, or (``None``) against a server of this
+    process on a free loopback port, room for ``2 * games`` games, stopped afterwards."""
+    if url is not None:
+        return run_load(url, games, requests, seed, timeout)
+    from agents.play.web.app import create_app
+    from agents.play.web.server import serve_in_thread
+
+    server = serve_in_thread(create_app(max_games=2 * games))
+    try:
+        return run_load(server.url, games, requests, seed, timeout)
+    finally:
+        server.stop()

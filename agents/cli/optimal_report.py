@@ -1,0 +1,96 @@
+"""Solve every scorecard preset, play the optimal agent, and write results/optimal.{md,json}.
+
+For each preset the command
+
+1. solves the game in a fresh process (the same as ``dice-env solve GAME --json --force``),
+   which gives an honest solve time and peak memory and refreshes the cached table;
+2. loads the table into an :class:`agents.scorecard.optimal.OptimalAgent` and plays ``--games``
+   games on the batched game core (dice from ``numpy.random.default_rng(--seed)``);
+3. times the agent's per-decision queries (``act`` one at a time, ``act_batch`` on a batch);
+
+then solves the Joker readings of the Yahtzee card and (unless ``--no-fivethousand``) writes
+the 5000 section.  The simulated mean must agree with the DP value within sampling error (the
+``z`` column).  Both output files are written atomically.  Only the documented run
+(``--games 100000 --seed 2024``; progress, threads, cache and batch options aside) writes
+``results/`` by default; any other run writes ``runs/optimal_report/`` (paths relative to the
+current directory) unless ``--out-dir`` says where.
+
+Example:
+  dice-env optimal-report --games 100000 --seed 2024 --quiet
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from agents.cli.args import at_least, command_parser, non_negative_seed, output_folder
+
+#: the arguments of the run that wrote the committed results/optimal.*
+DOCUMENTED_RUN = {"games": 100_000, "seed": 2024}
+
+
+def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
+    """The command line of ``dice-env optimal-report``."""
+    from dice_env.scorecard.rules import PRESETS
+
+    parser = command_parser(__doc__, prog)
+    parser.add_argument("--games", type=at_least(2), default=20_000,
+                        help="games per preset (default %(default)s)")
+    parser.add_argument("--seed", type=non_negative_seed, default=0, help="seed of the dice")
+    parser.add_argument("--game", nargs="+", default=list(PRESETS), choices=sorted(PRESETS),
+                        help="presets to include (default: all)")
+    parser.add_argument("--out-dir", default=None,
+                        help="where optimal.md and optimal.json go (default: results/ for the "
+                             "documented full run, else runs/optimal_report/)")
+    parser.add_argument("--cache-dir", default=None,
+                        help="solver cache folder (default: $DICE_ENV_CACHE, else user cache)")
+    parser.add_argument("--batch-size", type=at_least(1), default=20_000,
+                        help="games simulated side by side")
+    parser.add_argument("--query-sample", type=at_least(1), default=2_000,
+                        help="decisions timed per preset")
+    parser.add_argument("--threads", type=at_least(1), default=0,
+                        help="numba threads (default: all)")
+    parser.add_argument("--no-variants", action="store_true",
+                        help="skip the table of Joker readings on the Yahtzee card")
+    parser.add_argument("--no-fivethousand", action="store_true",
+                        help="skip the 5000 section")
+    parser.add_argument("--quiet", action="store_true", help="no progress bars")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> int:
+    """Solve, simulate and time every preset, write the report; returns 0."""
+    from agents.evaluation.optimal_play import optimal_play_report
+    from agents.evaluation.reports.optimal import write_optimal_report
+
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(prog)
+    args = parser.parse_args(argv)
+    out = output_folder(parser, args, Path("runs") / "optimal_report", option="out_dir",
+                        expected=DOCUMENTED_RUN,
+                        ignore=("quiet", "threads", "cache_dir", "batch_size"))
+    if args.threads:
+        import numba
+
+        numba.set_num_threads(args.threads)
+    report = optimal_play_report(
+        args.game, args.games, args.seed, "python scripts/optimal_report.py " + " ".join(argv),
+        cache_dir=args.cache_dir, batch_size=args.batch_size, query_sample=args.query_sample,
+        threads=args.threads, variants=not args.no_variants, progress=not args.quiet)
+    section = None
+    if not args.no_fivethousand:
+        from agents.evaluation.fivethousand_report import fivethousand_report
+
+        section, report["fivethousand"] = fivethousand_report(
+            args.games, args.seed, cache_dir=args.cache_dir, threads=args.threads or None,
+            progress=not args.quiet)
+    md, js = write_optimal_report(out, report, section)
+    for r in report["results"]:
+        print(f"{r['game']:20s} DP {r['expected_score']:.4f}  sim {r['simulated_mean']:.2f} "
+              f"± {r['standard_error']:.2f} (z {r['z']:+.2f})  solve {r['solve']['seconds']:.2f}"
+              f" s, {r['solve']['peak_mb']:.0f} MB")
+    print(f"wrote {md} and {js}")
+    return 0

@@ -1,0 +1,129 @@
+"""Screenshots of the web app's pages (``dice-env web-screenshot``): a few moves of a seeded
+Penta game against a bot with the advisor on, and optionally the Inspect page at its costliest
+decision.
+
+A server of this process on a free loopback port; the system's Chromium driven by Playwright
+(``DICE_ENV_CHROMIUM`` names another executable); in each of the human's decisions the
+advisor's best option is played, holding its dice by clicking them.  The same arguments give
+the same picture.  Needs the ``web`` and ``dev`` extras and Chromium.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+__all__ = ["NotAPentaPlayer", "ScreenshotError", "Shot", "best_move", "inspect_picture",
+           "take_screenshots"]
+
+
+class ScreenshotError(RuntimeError):
+    """What is missing to take the pictures (Playwright, Chromium)."""
+
+
+class NotAPentaPlayer(ValueError):
+    """The bot asked for does not play Penta (or is not a player the web app seats)."""
+
+
+@dataclass(frozen=True)
+class Shot:
+    """What to picture: the Play page after ``decisions`` of the human's decisions of the game
+    of ``seed`` against ``bot``, in a ``width`` x ``height`` viewport, written to ``out``; and
+    with ``inspect_out`` the Inspect page of the query ``inspect`` too."""
+
+    out: Path = Path("docs/web-play.png")
+    seed: int = 7
+    bot: str = "heuristic"
+    decisions: int = 4
+    width: int = 1280
+    height: int = 960
+    inspect_out: Path | None = None
+    inspect: str = "agent=ppo&game=penta&seed=3"
+
+
+def best_move(page: Any) -> None:
+    """Play the advisor's best option: hold its dice (clicking them) and roll, or score."""
+    action = int(page.get_attribute("#advice tbody tr", "data-action"))
+    if action >= 32:
+        page.click(f"#card button.score[data-box='{action - 32}']")
+    else:
+        for pos in range(5):
+            held = "held" in (page.get_attribute(f"#dice .slot[data-pos='{pos}'] svg", "class")
+                              or "")
+            if held != bool(action >> pos & 1):
+                page.click(f"#dice .slot[data-pos='{pos}'] svg")
+        page.click("#roll")
+    page.wait_for_selector("body[data-busy='0']")
+
+
+def inspect_picture(page: Any, url: str, query: str, out: Path) -> Path:
+    """The Inspect page of ``query`` at its costliest decision, written to ``out``."""
+    page.goto(f"{url}/inspect?{query}")
+    page.wait_for_selector(".ins-panel .ins-options")
+    data = page.request.get(f"{url}/api/inspect?{query}").json()
+    regrets = [d["regret"] for d in data["games"][0]["players"][0]["decisions"]]
+    steps = max(range(len(regrets)), key=regrets.__getitem__)
+    for _ in range(steps):
+        page.keyboard.press("ArrowRight")
+    page.mouse.move(0, 0)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(out), full_page=True, animations="disabled", caret="hide")
+    return out
+
+
+def _play_page(page: Any, url: str, shot: Shot) -> None:
+    page.goto(url + "/")
+    page.wait_for_selector("body[data-ready='1']")
+    page.eval_on_selector("#speed", "e => { e.value = '0'; e.dispatchEvent(new Event('input')) }")
+    page.select_option("#game", "penta")
+    page.click("#add-bot")
+    page.locator("#bot-list select").first.select_option(shot.bot)
+    page.fill("#seed", str(shot.seed))
+    page.set_checked("#advisor", True)
+    page.click("#start")
+    page.wait_for_selector("body[data-busy='0'] #advice tbody tr")
+    for _ in range(shot.decisions):
+        best_move(page)
+    page.eval_on_selector("#speed",
+                          "e => { e.value = '600'; e.dispatchEvent(new Event('input')) }")
+    page.mouse.move(0, 0)
+    shot.out.parent.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(shot.out), full_page=True, animations="disabled", caret="hide")
+
+
+def take_screenshots(shot: Shot) -> list[Path]:
+    """Take the pictures ``shot`` asks for; returns the files written.
+    :class:`NotAPentaPlayer` when ``shot.bot`` is not a Penta player; :class:`ScreenshotError`
+    without Playwright, the web extra or Chromium."""
+    try:
+        from playwright.sync_api import sync_playwright
+
+        from agents.play.web.app import create_app
+        from agents.play.web.browser import chromium_path
+        from agents.play.web.players import allowed_agents
+        from agents.play.web.server import serve_in_thread
+    except ImportError as exc:
+        raise ScreenshotError(f"{exc} (pip install 'dice-env[web,dev]')") from None
+    players = allowed_agents()
+    if shot.bot not in players or not players[shot.bot].plays("penta"):
+        raise NotAPentaPlayer(f"{shot.bot!r} is not a Penta player")
+    browser_path = chromium_path()
+    if browser_path is None:
+        raise ScreenshotError("no Chromium found (apt-get install chromium, or set "
+                              "DICE_ENV_CHROMIUM)")
+    written = [shot.out]
+    server = serve_in_thread(create_app(players, auto_seconds=0))
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=browser_path, headless=True,
+                                        args=["--no-sandbox", "--disable-gpu"])
+            page = browser.new_page(viewport={"width": shot.width, "height": shot.height},
+                                    device_scale_factor=1)
+            _play_page(page, server.url, shot)
+            if shot.inspect_out is not None:
+                written.append(inspect_picture(page, server.url, shot.inspect, shot.inspect_out))
+            browser.close()
+    finally:
+        server.stop()
+    return written
