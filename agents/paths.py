@@ -40,6 +40,7 @@ __all__ = [
     "checkout_models_dir",
     "committed_model",
     "committed_models_dir",
+    "package_data",
     "user_data_dir",
     "user_models_dir",
 ]
@@ -48,9 +49,15 @@ __all__ = [
 COMMITTED_MODELS_FOLDER = Path("agents") / "models"
 
 
+def package_data(*parts: str) -> Path:
+    """A data file or folder shipped inside the ``agents`` package (read-only), such as
+    ``package_data("training", "ppo", "configs")``, found with :mod:`importlib.resources`."""
+    return Path(str(resources.files("agents").joinpath(*parts)))
+
+
 def committed_models_dir() -> Path:
     """The folder of the models that ship with the package (read-only package data)."""
-    return Path(str(resources.files("agents").joinpath("models")))
+    return package_data("models")
 
 
 def committed_model(filename: str) -> Path:

@@ -26,7 +26,9 @@ import agents.cli as cli
 ROOT = Path(__file__).resolve().parents[1]
 DICE_ENV = str(Path(sys.executable).with_name("dice-env"))
 SCRIPTS = sorted(p for p in (ROOT / "scripts").glob("*.py"))
-PARSER_LESS = {"bench"}  # a group: ``dice-env bench WHAT`` hands the rest to its benchmark
+PARSER_LESS = {"bench"}
+#: the README's placeholders, read as an example value
+PLACEHOLDERS = {"GAME": "penta", "S": "0", "N": "3", "SEED": "0"}  # a group: ``dice-env bench WHAT`` hands the rest to its benchmark
 
 
 def dice_env(*args: str) -> subprocess.CompletedProcess:
@@ -110,13 +112,14 @@ def readme_command_lines() -> list[list[str]]:
     text = (ROOT / "README.md").read_text()
     text = re.sub(r"\\\n\s*", " ", text)  # continued lines
     lines = []
-    pattern = r"(?:dice-env|python scripts/([a-z_]+)\.py)((?:[ \t]+[^\s`|#;&)]+)*)"
+    pattern = r"(?:dice-env(?= [a-z])|python scripts/([a-z_]+)\.py)((?:[ \t]+[^\s`|#;&)]+)*)"
     for match in re.finditer(r"(?<![\w/.-])" + pattern, text):
         script, rest = match.group(1), match.group(2)
         try:
             words = shlex.split(rest)
         except ValueError:
             continue
+        words = [PLACEHOLDERS.get(w, w) for w in words]
         name = script if script else (words.pop(0) if words else None)
         if name is None or name.startswith("-"):
             continue
@@ -138,6 +141,8 @@ def test_readme_command_lines_parse():
         if command.name in PARSER_LESS:
             continue
         module = importlib.import_module(command.module)
+        if command.name == "train-learned-value" and args[:1] == ["fivethousand"]:
+            module, args = importlib.import_module(f"{command.module}_fivethousand"), args[1:]
         parser = module.build_parser(prog=f"dice-env {command.name}")
         try:
             parser.parse_args(args)

@@ -11,20 +11,18 @@ builds for a model file) that finds the committed model of its game.
 from __future__ import annotations
 
 import os
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from agents.games import resolve
-from agents.paths import committed_model
+from agents.paths import committed_model, package_data
 from agents.policies.sb3_models import SB3Agent
 
 
 def _config_names() -> list[str]:
     """The PPO training configs' names (data files of agents.training.ppo, read here only to
     name one in a hint; this module does not import the trainer, a layer above the players)."""
-    configs = resources.files("agents").joinpath("training", "ppo", "configs")
-    return sorted(p.name[:-5] for p in configs.iterdir() if p.name.endswith(".json"))
+    return sorted(p.stem for p in package_data("training", "ppo", "configs").glob("*.json"))
 
 
 def default_model_path(game: Any) -> Path:

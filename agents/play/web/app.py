@@ -26,7 +26,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
@@ -41,6 +40,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from agents.paths import package_data
 from agents.play.advisors import BUILD_LOCK
 from agents.play.seats import IllegalMove
 from agents.play.web.players import WEB_GAMES, AgentFactory, allowed_agents, bot_names
@@ -55,7 +55,7 @@ from agents.play.web.validation import (
     read_json,
 )
 
-STATIC = Path(__file__).resolve().parent / "static"
+STATIC = package_data("play", "web", "static")
 log = logging.getLogger("dice_env.web")
 #: the Play page may load only this server's own files
 PAGE_POLICY = ("default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; "

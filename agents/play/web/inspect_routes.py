@@ -19,7 +19,6 @@ import re
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any
 
 from starlette.concurrency import run_in_threadpool
@@ -36,10 +35,11 @@ from agents.evaluation.inspect_games import (
     inspector,
     parse_seed_range,
 )
+from agents.paths import package_data
 
 __all__ = ["DEFAULT_GAMES", "inspect_routes"]
 
-STATIC = Path(__file__).resolve().parent / "static"
+STATIC = package_data("play", "web", "static")
 #: the games a request may name (their exact tables are cached; others would be solved)
 DEFAULT_GAMES = ("penta", "dice-poker", "fivethousand")
 #: inspections kept in memory (payloads of a few hundred kB)

@@ -9,12 +9,13 @@ data in ``<script type="application/json" id="replay-data">``.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
+
+from agents.paths import package_data
 
 __all__ = ["replay_html", "script_json"]
 
-STATIC = Path(__file__).resolve().parent / "static"
+STATIC = package_data("play", "web", "static")
 #: nothing may be fetched: inline style and script only, images as data: URLs
 CSP = ("default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; "
        "img-src data:; base-uri 'none'; form-action 'none'")

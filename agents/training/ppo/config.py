@@ -10,10 +10,12 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
+from agents.paths import package_data
+
 __all__ = ["CONFIG_DIR", "POLICIES", "TRAINERS", "apply_overrides", "check_config", "load_config",
            "policy_name", "rollout_size", "structured_policy_kwargs", "whole_rollouts"]
 
-CONFIG_DIR = Path(__file__).resolve().parent / "configs"
+CONFIG_DIR = package_data("training", "ppo", "configs")
 #: the policy networks a config may name (``"policy"``; default ``"mlp"``)
 POLICIES = ("mlp", "structured")
 #: the trainers a config may name (``"trainer"``; default ``"sb3"``)
