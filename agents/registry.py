@@ -40,6 +40,11 @@ _REGISTRY: dict[str, dict[str, str]] = {
 }
 
 
+#: the entries this package registers: their classes are built with the resolved :class:`Game`
+#: (parsed once, at the front door); a user's registered class gets ``game.spec``, as documented
+_BUILT_IN = {family: dict(entries) for family, entries in _REGISTRY.items()}
+
+
 def available(game: Any | None = None) -> dict[str, list[str]] | list[str]:
     """The registered player names: of one game, or ``{family: names}`` for all."""
     if game is None:
@@ -108,7 +113,8 @@ def make(name: str, game: Any = "penta", **options: Any) -> Any:
                          f"{_label(game)!r}; known players: {sorted(entries)}")
     cls = _load(entries[name])
     check_options(signature_of(cls), options, 1, f"player {name!r}")
-    return cls(resolved.spec, **options)
+    built_in = _BUILT_IN[resolved.family].get(name) == entries[name]
+    return cls(resolved if built_in else resolved.spec, **options)
 
 
 def _label(game: Any) -> str:

@@ -23,7 +23,7 @@ class RandomPlayer:
     """
 
     def __init__(self, game: Any = None, seed: int | None = None) -> None:
-        self.game = game
+        self.game = getattr(game, "spec", game)  # a resolved game (agents.games.Game): its name
         self.rng = np.random.default_rng(seed)
 
     def seed(self, seed: int | None = None) -> None:

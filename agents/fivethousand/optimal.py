@@ -37,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from agents.games import Game
 from agents.solvers import fivethousand_three as TP
 from agents.solvers import fivethousand_vi as VI
 from dice_env import dice as D
@@ -48,7 +49,7 @@ from dice_env.fivethousand.observation import (
     num_players_of,
     observation_slices,
 )
-from dice_env.fivethousand.rules import FiveThousandRules
+from dice_env.fivethousand.rules import FiveThousandRules, coerce_rules
 
 __all__ = ["OptimalAgent", "play_solo_games"]
 
@@ -60,15 +61,6 @@ _KEEP_BY_CODE = D.KEEP_INDEX_BY_COUNTS_CODE
 _slices = cache(observation_slices)
 
 
-def _rules_of(game: Any, rules: FiveThousandRules | dict | None) -> FiveThousandRules:
-    if rules is not None:
-        return VI.coerce_rules(rules)
-    if isinstance(game, (FiveThousandRules, dict)):
-        return VI.coerce_rules(game)
-    if game is None or isinstance(game, str):
-        return FiveThousandRules()
-    raise ValueError(f"game must be a 5000 game name or id, a FiveThousandRules or a dict of "
-                     f"knobs, got {game!r}")
 
 
 class OptimalAgent:
@@ -114,7 +106,9 @@ class OptimalAgent:
                  num_players: int | None = None,
                  three_player: TP.ThreePlayerSolution | None = None,
                  progress: bool = False, seed: int | None = None) -> None:
-        self.rules = _rules_of(game, rules)
+        if isinstance(game, Game):  # resolved by agents.make: its name or id, parsed once
+            game = game.spec
+        self.rules = coerce_rules(game if rules is None else rules)
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
         if multi_opponent not in MULTI_OPPONENTS:

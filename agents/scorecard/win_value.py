@@ -66,6 +66,7 @@ from agents.scorecard.win_threshold import (
     two_turn_gains,
 )
 from dice_env import dice as D
+from dice_env.scorecard.match import check_num_players
 from dice_env.scorecard.match.observation import (
     TOTAL_SCALE,
     match_observation_slices,
@@ -298,9 +299,7 @@ class WinValueAgent:
                  model: WinValueModel | None = None, moments: ScoreMoments | None = None
                  ) -> None:
         self.rules = coerce_rules(game)
-        if num_players is not None and not 2 <= int(num_players) <= 6:
-            raise ValueError(f"num_players must be 2 to 6, got {num_players}")
-        self.num_players = None if num_players is None else int(num_players)
+        self.num_players = None if num_players is None else check_num_players(num_players)
         self.meta: dict = {}
         if model is None:
             path = Path(model_path) if model_path is not None else default_model_path(self.rules)

@@ -17,21 +17,8 @@ import numpy as np
 from dice_env.dice import KEEP_INDEX_BY_COUNTS_CODE
 from dice_env.fivethousand import rules as R
 from dice_env.fivethousand.observation import decode_observation, num_players_of
-from dice_env.fivethousand.rules import FiveThousandRules
+from dice_env.fivethousand.rules import FiveThousandRules, coerce_rules
 from dice_env.random_player import RandomPlayer
-
-
-def coerce_rules(rules: FiveThousandRules | dict | str | None) -> FiveThousandRules:
-    """Rules from a ``FiveThousandRules``, a dict of knobs, or ``None`` / a game name or id
-    (the default rules; accepted for the ``Class(game, **options)`` factory signature)."""
-    if isinstance(rules, FiveThousandRules):
-        return rules
-    if isinstance(rules, dict):
-        return FiveThousandRules.from_knobs(rules)
-    if rules is None or isinstance(rules, str):
-        return FiveThousandRules()
-    raise ValueError(f"rules must be a FiveThousandRules, a dict of knobs or None, got "
-                     f"{rules!r}")
 
 
 def break_even_turn_total(n_dice: int) -> float:

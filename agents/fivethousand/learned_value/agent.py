@@ -29,6 +29,7 @@ from agents.fivethousand.learned_value.n_turns import (
 )
 from agents.fivethousand.learned_value.turn import TIE_TOL, build_turn_model, rules_of, solve_turns
 from agents.fivethousand.learned_value.two_player import DEFAULT_MODEL_PATH, ValueModel
+from agents.games import Game
 from dice_env.fivethousand import game as G
 from dice_env.fivethousand import rules as R
 from dice_env.fivethousand.observation import decode_observation, num_players_of
@@ -122,6 +123,8 @@ class LearnedValueAgent:
                  model: ValueModel | NValueModel | None = None,
                  num_players: int | None = None,
                  max_cached_states: int = 200_000) -> None:
+        if isinstance(game, Game):  # resolved by agents.make: its name or id, parsed once
+            game = game.spec
         self.rules = rules_of(game, rules)
         self.game = game if isinstance(game, str) else "fivethousand"
         if num_players is not None and num_players != 2:

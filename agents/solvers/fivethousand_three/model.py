@@ -13,8 +13,7 @@ import numpy as np
 from agents.solvers import fivethousand_vi as VI
 from agents.solvers.fivethousand_vi.model import _last_change
 from dice_env.fivethousand import rules as R
-from dice_env.fivethousand.bots import coerce_rules
-from dice_env.fivethousand.rules import FiveThousandRules
+from dice_env.fivethousand.rules import FiveThousandRules, coerce_rules
 
 #: Version of the cached table's format and of the solver's semantics; part of the cache key.
 FORMAT_VERSION = 1

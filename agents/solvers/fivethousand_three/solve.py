@@ -31,8 +31,7 @@ from agents.solvers.fivethousand_three.model import (
     build_three_model,
 )
 from agents.solvers.fivethousand_three.solution import ThreePlayerSolution
-from dice_env.fivethousand.bots import coerce_rules
-from dice_env.fivethousand.rules import FiveThousandRules
+from dice_env.fivethousand.rules import FiveThousandRules, coerce_rules
 
 
 def _run_sweeps(model: ThreeModel, w: np.ndarray, pol: np.ndarray, use_pol: bool, tol: float,

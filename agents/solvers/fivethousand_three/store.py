@@ -23,8 +23,7 @@ from agents.solvers.fivethousand_three.model import (
 from agents.solvers.fivethousand_three.solution import ThreePlayerSolution
 from agents.solvers.fivethousand_three.solve import solve_three_player
 from agents.solvers.fivethousand_vi.store import _save
-from dice_env.fivethousand.bots import coerce_rules
-from dice_env.fivethousand.rules import FiveThousandRules
+from dice_env.fivethousand.rules import FiveThousandRules, coerce_rules
 
 
 def cache_key(rules: FiveThousandRules, num_players: int, tol: float, eval_tol: float,

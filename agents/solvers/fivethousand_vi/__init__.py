@@ -86,7 +86,7 @@ from agents.solvers.fivethousand_vi.summary import (
     solve_fivethousand_summary,
 )
 from agents.solvers.fivethousand_vi.two_player import TwoPlayerSolution, solve_two_player
-from dice_env.fivethousand.bots import coerce_rules
+from dice_env.fivethousand.rules import coerce_rules
 
 __all__ = [
     "DEFAULT_TOL",

@@ -12,8 +12,7 @@ import numpy as np
 
 from agents.solvers.fivethousand_vi import kernels as K
 from dice_env.fivethousand import rules as R
-from dice_env.fivethousand.bots import coerce_rules
-from dice_env.fivethousand.rules import FiveThousandRules
+from dice_env.fivethousand.rules import FiveThousandRules, coerce_rules
 
 #: Version of the solved-table format and of the solver's semantics; part of the cache key.
 FORMAT_VERSION = 1

@@ -8,8 +8,7 @@ import numpy as np
 from agents.solvers.fivethousand_vi import kernels as K
 from agents.solvers.fivethousand_vi.model import N_DICE, TIE_TOL, FiveThousandModel, build_model
 from dice_env.fivethousand import rules as R
-from dice_env.fivethousand.bots import coerce_rules
-from dice_env.fivethousand.rules import FiveThousandRules
+from dice_env.fivethousand.rules import FiveThousandRules, coerce_rules
 
 
 def _single_turn(model: FiveThousandModel, reward: np.ndarray, bank_ok: np.ndarray):

@@ -14,8 +14,7 @@ from agents.solvers import cache as C
 from agents.solvers.fivethousand_vi.model import DEFAULT_TOL, FORMAT_VERSION, build_model
 from agents.solvers.fivethousand_vi.solo import SoloSolution, solve_solo
 from agents.solvers.fivethousand_vi.two_player import TwoPlayerSolution, solve_two_player
-from dice_env.fivethousand.bots import coerce_rules
-from dice_env.fivethousand.rules import FiveThousandRules
+from dice_env.fivethousand.rules import FiveThousandRules, coerce_rules
 
 
 def cache_key(rules: FiveThousandRules, kind: str, tol: float) -> dict:

@@ -12,8 +12,7 @@ import numba
 from agents.solvers.cache import peak_memory_mb
 from agents.solvers.fivethousand_vi.model import build_model
 from agents.solvers.fivethousand_vi.store import load_or_solve_solo, load_or_solve_two_player
-from dice_env.fivethousand.bots import coerce_rules
-from dice_env.fivethousand.rules import FiveThousandRules
+from dice_env.fivethousand.rules import FiveThousandRules, coerce_rules
 
 
 def solve_fivethousand_summary(cache_dir: str | os.PathLike | None = None, force: bool = False,

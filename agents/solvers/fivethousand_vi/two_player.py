@@ -12,8 +12,7 @@ import numpy as np
 
 from agents.solvers.fivethousand_vi.model import DEFAULT_TOL, N_DICE, build_model
 from agents.solvers.fivethousand_vi.run import _run_vi, _set_threads, _turn_tables, warm_up_kernels
-from dice_env.fivethousand.bots import coerce_rules
-from dice_env.fivethousand.rules import FiveThousandRules
+from dice_env.fivethousand.rules import FiveThousandRules, coerce_rules
 
 
 @dataclass

@@ -86,6 +86,7 @@ from dice_env.fivethousand.rules.knobs import (
     STRAIGHT_POINTS,
     STRAIGHTS,
     FiveThousandRules,
+    coerce_rules,
     three_of_a_kind_points,
 )
 from dice_env.fivethousand.rules.tables import (
@@ -105,6 +106,7 @@ from dice_env.fivethousand.rules.tables import (
 )
 
 __all__ = [
+    "coerce_rules",
     "BANK",
     "BANKED",
     "BANK_OUTCOME_NAMES",

@@ -4,6 +4,7 @@ two action encodings, the bank outcome codes and the scoring combinations of doc
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from typing import Any
 
 import numpy as np
 
@@ -105,3 +106,20 @@ class FiveThousandRules:
             raise ValueError(f"unknown 5000 rule knobs {bad}; known knobs: {sorted(known)}")
         return cls(**data)
 
+
+def coerce_rules(game: Any = None) -> FiveThousandRules:
+    """The :class:`FiveThousandRules` of anything that names 5000 -- the one place a name is
+    turned into rules: a ``FiveThousandRules`` (as is), a dict of knobs, ``None``, a game name or
+    Gymnasium id, or a resolved game (``agents.games.Game`` of family ``"fivethousand"``); a name
+    means the default rules (the ``Class(game, **options)`` factory signature passes one)."""
+    if isinstance(game, FiveThousandRules):
+        return game
+    if isinstance(game, dict):
+        return FiveThousandRules.from_knobs(game)
+    family = getattr(game, "family", None)
+    if game is None or isinstance(game, str) or family == "fivethousand":
+        return FiveThousandRules()
+    if family is not None:
+        raise ValueError(f"{getattr(game, 'name', game)!r} is not a 5000 game")
+    raise ValueError(f"rules must be a FiveThousandRules, a dict of knobs, a 5000 game name or "
+                     f"None, got {game!r}")
