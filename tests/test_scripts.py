@@ -1,4 +1,5 @@
-"""The command-line scripts: --help everywhere, and tiny end-to-end runs into a temp folder."""
+"""The scripts are entry points that run: ``python scripts/X.py --help`` works for every one
+(what each subcommand does is tested in tests/test_cli*.py and with its library module)."""
 
 import subprocess
 import sys

@@ -1,6 +1,5 @@
-"""What a new user met on a fresh clone: bad ids refused, help that names every --agent form,
-calm notes for models that are not there, truthful solve and timing reports, and benchmark
-tables that embed only images that exist."""
+"""``dice-env train-rllib``'s report: throughput that leaves the warm-up out unless it is all
+there is, and a markdown report that says when the warm-up was timed."""
 
 import pytest
 
