@@ -26,9 +26,9 @@ import agents.cli as cli
 ROOT = Path(__file__).resolve().parents[1]
 DICE_ENV = str(Path(sys.executable).with_name("dice-env"))
 SCRIPTS = sorted(p for p in (ROOT / "scripts").glob("*.py"))
-PARSER_LESS = {"bench"}
+PARSER_LESS = {"bench"}  # a group: ``dice-env bench WHAT`` hands the rest to its benchmark
 #: the README's placeholders, read as an example value
-PLACEHOLDERS = {"GAME": "penta", "S": "0", "N": "3", "SEED": "0"}  # a group: ``dice-env bench WHAT`` hands the rest to its benchmark
+PLACEHOLDERS = {"GAME": "penta", "S": "0", "N": "3", "SEED": "0"}
 
 
 def dice_env(*args: str) -> subprocess.CompletedProcess:
