@@ -138,7 +138,7 @@ def test_readme_command_lines_parse():
         if command is None:
             failures.append(f"{name}: no such subcommand")
             continue
-        if command.name in PARSER_LESS:
+        if command.name in PARSER_LESS or not args:  # a subcommand named in the prose
             continue
         module = importlib.import_module(command.module)
         if command.name == "train-learned-value" and args[:1] == ["fivethousand"]:
