@@ -15,8 +15,9 @@ from collections.abc import Sequence
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the interactive player (:func:`agents.play.cli.main`); returns the exit status."""
-    from agents.play.cli import main as _main  # lazy on purpose: see the module docstring
+    """Run the interactive player (:func:`agents.play.terminal.cli.main`); returns the exit
+    status."""
+    from agents.play.terminal.cli import main as _main  # lazy on purpose: see the module docstring
 
     return _main(argv)
 

@@ -1,4 +1,4 @@
-"""The inspect records (agents.evaluation.inspect_games) and their HTTP routes.
+"""The inspect records (agents.evaluation.inspect) and their HTTP routes.
 
 The records must be the regret tools' own numbers: a game's per-decision regrets sum to what
 ``optimality_gap`` / ``fivethousand_gap`` charge that game, the habits table is the regret
@@ -16,7 +16,7 @@ import pytest
 
 import agents
 from agents.evaluation.fivethousand_regret import fivethousand_gap
-from agents.evaluation.inspect_games import habits, inspect, inspector, parse_seed_range
+from agents.evaluation.inspect import habits, inspect, inspector, parse_seed_range
 from agents.evaluation.scorecard_games import run_scorecard_games
 from agents.evaluation.scorecard_regret import optimality_gap
 

@@ -10,8 +10,8 @@ import sys
 import numpy as np
 import pytest
 
-from agents.play.cli import main
-from agents.play.commands import (
+from agents.play.terminal.cli import main
+from agents.play.terminal.commands import (
     Command,
     InputError,
     parse_box,
@@ -237,7 +237,7 @@ def test_pty_fivethousand_against_a_bot() -> None:
 def test_line_reader_timeout_on_a_pipe() -> None:
     import os
 
-    from agents.play.line_input import LineReader
+    from agents.play.terminal.line_input import LineReader
 
     r, w = os.pipe()
     with os.fdopen(r, "r") as stream:
@@ -256,7 +256,7 @@ def test_line_reader_partial_line_on_a_pipe_stops_the_timer() -> None:
     import threading
     import time
 
-    from agents.play.line_input import LineReader
+    from agents.play.terminal.line_input import LineReader
 
     r, w = os.pipe()
     with os.fdopen(r, "r") as stream:

@@ -25,7 +25,7 @@ import pytest
 
 termios = pytest.importorskip("termios")
 
-from agents.play.line_input import LineReader  # noqa: E402
+from agents.play.terminal.line_input import LineReader  # noqa: E402
 
 PROMPT = "your move> "
 TIMED_PROMPT = r"your move \(auto-score in 1s\)> "

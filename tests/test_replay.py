@@ -79,7 +79,7 @@ def test_replay_file_is_self_contained_with_the_regret_tools_numbers(ppo_replay)
 
 
 def test_replay_data_cannot_end_its_script_element(tmp_path, replay):
-    from agents.evaluation.inspect_games import replay_data
+    from agents.evaluation.inspect import replay_data
     from agents.play.web.replay_page import replay_html
 
     name = "</script><script>alert(1)</script>"

@@ -10,7 +10,7 @@
 * :mod:`.fivethousand_matches` -- seat-balanced 5000 matches;
 * :mod:`.fivethousand_regret` -- the same regret idea for 5000, in win probability (two
   players, against the optimal opponent) or in expected turns (solo);
-* :mod:`.inspect_games` -- one game of an agent decision by decision (every legal option with
+* :mod:`.inspect` -- one game of an agent decision by decision (every legal option with
   its exact value, the chosen, the best, the regret), two agents on the same dice, and the
   costliest habits over many games, read off the regret tools' traces (the inspect view and
   ``dice-env replay``);

@@ -454,7 +454,7 @@ def optimality_gap(agent: Any, game: str | Rules = "penta", games: int = 2000,
         game_seeds: play one game per seed instead of ``games`` games of ``seed``: game ``i``
             is the first game of the evaluation seeded ``game_seeds[i]`` -- the game
             ``optimality_gap(agent, game, games=n, seed=game_seeds[i])`` plays first, for any
-            ``n`` (what :mod:`agents.evaluation.inspect_games` calls "seed S").  One game is
+            ``n`` (what :mod:`agents.evaluation.inspect.games` calls "seed S").  One game is
             then enough (its interval is NaN).
         trace: keep every decision as charged (:attr:`ScorecardRegret.trace`).
 

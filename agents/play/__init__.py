@@ -1,10 +1,15 @@
-"""The interactive terminal player: Penta, Dice Poker or 5000, alone or against bots.
+"""A human plays Penta, Dice Poker or 5000, alone or against bots, in a terminal or a browser.
 
-Started by ``python -m dice_env.play GAME`` or the ``dice-play`` console script (both call
-:func:`agents.play.cli.main`).  It lives in ``agents`` rather than ``dice_env`` because it seats
-bots and asks the optimal advisor: ``dice_env`` never imports ``agents``, except
-:mod:`dice_env.play`, which imports :mod:`.cli` lazily, inside its ``main`` (an import declared
-in the import-linter contracts of ``pyproject.toml``).
+Two front-ends drive the same game models: the terminal program (:mod:`.terminal`) and the
+web app (:mod:`.web`).  A human's game is one model (:mod:`.scorecard_session`,
+:mod:`.fivethousand_session`), without input or output; the screen differs, the game does not.
+
+The terminal program is started by ``python -m dice_env.play GAME``, the ``dice-play`` console
+script (both call :func:`agents.play.terminal.cli.main`) or ``dice-env play``.  It lives in
+``agents`` rather than ``dice_env`` because it seats bots and asks the optimal advisor:
+``dice_env`` never imports ``agents``, except :mod:`dice_env.play`, which imports
+:mod:`.terminal.cli` lazily, inside its ``main`` (an import declared in the import-linter
+contracts of ``pyproject.toml``).
 
 Scorecard games (Penta, Dice Poker, the Yahtzee presets): every player -- you and each bot --
 has a scorecard of their own, on the multi-player match core (:mod:`dice_env.scorecard.match`,
@@ -32,22 +37,20 @@ decisions (banks, busts, bumps, gifts) is printed.
 cost of your choice, and at the end the total expected loss of your game.
 
 The web app (:mod:`.web`, ``dice-web`` / ``python scripts/web.py``) plays the same games in a
-browser.  A human's game is one model that both front-ends drive -- the screen differs, the
-game does not.
+browser.
 
 The modules, one responsibility each:
 
-* :mod:`.cli` -- the command line (``main``);
 * :mod:`.scorecard_session`, :mod:`.fivethousand_session` -- the game models, without input or
   output: seats and bots, whose turn, the human's moves checked, the advisor's values and its
   verdict on each choice, the computer's auto-score choice, the summary;
-* :mod:`.advisors` -- the optimal advisors, built once per process and shared;
-* :mod:`.scorecard_game`, :mod:`.fivethousand_game` -- the terminal's game loops over the
-  models: the screen, the prompts, the auto-score timer;
-* :mod:`.web` -- the web app (Starlette): its server, routes, views of the models, static page;
 * :mod:`.scorecard_table` -- the cards of a scorecard game on the match core;
-* :mod:`.scorecard_screen` -- the cards, totals and dice drawn as text;
-* :mod:`.commands` -- what the human types, parsed (pure functions), and the help texts;
-* :mod:`.line_input` -- reading a line from the terminal with a timeout that typing stops;
-* :mod:`.seats` -- the bots by name, the log of the advisor's verdicts, a refused move.
+* :mod:`.advisors` -- the optimal advisors, built once per process and shared;
+* :mod:`.seats` -- the bots by name, the log of the advisor's verdicts, a refused move;
+* :mod:`.terminal` -- the terminal program: its command line (:mod:`.terminal.cli`), the game
+  loops over the models (:mod:`.terminal.scorecard_game`, :mod:`.terminal.fivethousand_game`:
+  the screen, the prompts, the auto-score timer), the text screen
+  (:mod:`.terminal.scorecard_screen`), what the human types (:mod:`.terminal.commands`) and
+  the timed line input (:mod:`.terminal.line_input`);
+* :mod:`.web` -- the web app (Starlette): its server, routes, views of the models, static page.
 """

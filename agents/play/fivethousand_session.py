@@ -9,8 +9,8 @@ bots see what they see inside :class:`~dice_env.fivethousand.env.FiveThousandEnv
 observation and the int8 mask), seeded from the game's generator in the same order, so a seed
 deals the same game as the env with ``agent_seat=0``; alone, the game ends after
 :data:`~dice_env.fivethousand.solo.DEFAULT_MAX_TURNS` turns as in the solo env.  Nothing here
-reads input or writes output (:mod:`agents.play.fivethousand_game` is the terminal's screen,
-:mod:`agents.play.web` the browser's).
+reads input or writes output (:mod:`agents.play.terminal.fivethousand_game` is the terminal's
+screen, :mod:`agents.play.web` the browser's).
 """
 
 from __future__ import annotations

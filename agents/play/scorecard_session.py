@@ -6,8 +6,8 @@ multi-player match core): the seats and their bots, the optimal advisor (each op
 final score and, against bots, its chance of winning), the advisor's verdict on each of the
 human's decisions, the computer's choice that the auto-score timer scores, the checks of a
 move (with the messages a person reads) and the summary at the end.  Nothing here reads input
-or writes output: the terminal program (:mod:`agents.play.scorecard_game`) and the web app
-(:mod:`agents.play.web`) show the same game on different screens.  Every rule (rolls, masks,
+or writes output: the terminal program (:mod:`agents.play.terminal.scorecard_game`) and the web
+app (:mod:`agents.play.web`) show the same game on different screens.  Every rule (rolls, masks,
 points, the Joker, the bonuses) comes from :mod:`dice_env` through the table.
 """
 

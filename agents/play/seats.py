@@ -7,6 +7,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from agents.games import is_fivethousand
+
 
 def unique_names(names: Sequence[str]) -> list[str]:
     out: list[str] = []
@@ -41,7 +43,7 @@ def make_bot(name: str, game: str) -> Any:
     """A bot for ``game`` (``ValueError`` with a readable message when it does not exist)."""
     from agents.registry import available, make
 
-    if game == "fivethousand" and name == "optimal":
+    if is_fivethousand(game) and name == "optimal":
         bot = load_fivethousand_optimal()
         if bot is None:
             raise ValueError("the optimal 5000 player is not available in this installation; "

@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from agents.evaluation.benchmark import CHECK_PAIRS
+from agents.games import is_fivethousand
 from dice_env.io import atomic_write_figure
 
 COLUMNS = ["game", "agent", "opponent", "games", "mean", "std", "sem", "win_rate",
@@ -70,7 +71,7 @@ def benchmark_markdown(rows: Sequence[dict], command: str, optimal_values: Mappi
     for game in dict.fromkeys(r["game"] for r in rows):
         game_rows = [r for r in rows if r["game"] == game]
         lines += [f"## {game.replace(' 2p', ': two players, head to head')}", ""]
-        if game == "fivethousand":
+        if is_fivethousand(game):
             lines += ["Two players, seat-balanced win rate of the agent against the opponent "
                       "(95 % CI).", "", "| agent | opponent | games | win rate | 95 % CI |",
                       "|---|---|---:|---:|---:|"]

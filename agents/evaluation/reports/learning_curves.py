@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from agents.games import is_fivethousand
+
 __all__ = ["curves_by_game", "learned_value_points", "learning_curves_figure"]
 
 #: a learning curve by column: ``timesteps``, ``train_seconds`` and ``mean_score`` or
@@ -66,7 +68,7 @@ def learning_curves_figure(curves: Mapping[str, Curve], optimal: Mapping[str, fl
         if game in learned:
             minutes, value = learned[game]
             axes[1, col].plot([minutes], [value], marker="*", ms=12, ls="none", color="C3",
-                              label="learned value" + (" vs optimal" if game == "fivethousand"
+                              label="learned value" + (" vs optimal" if is_fivethousand(game)
                                                        else ""))
         for row, xlabel in enumerate(("training env steps (millions)",
                                       "training wall-clock (minutes)")):

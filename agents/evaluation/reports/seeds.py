@@ -10,6 +10,8 @@ from __future__ import annotations
 import statistics
 from collections.abc import Callable, Mapping, Sequence
 
+from agents.games import is_fivethousand
+
 __all__ = ["learned_value_markdown", "median_row", "median_seed", "ppo_recipe_markdown",
            "ppo_seeds_markdown", "seed_lines"]
 
@@ -30,7 +32,7 @@ def seed_lines(game: str, rows: Sequence[dict], extra: Callable[[dict], list[str
     unit, expected score or win rate, the ``extra`` cells, a ✓ on the median seed) and the
     mean (range) row."""
     median = median_seed(rows)
-    digits = 4 if game == "fivethousand" else 2
+    digits = 4 if is_fivethousand(game) else 2
     lines = []
     for r in rows:
         cells = " | ".join(extra(r))

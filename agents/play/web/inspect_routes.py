@@ -4,9 +4,9 @@
 * ``GET /inspect/inspect.js``, ``GET /inspect/inspect.css`` -- its script and style;
 * ``GET /api/inspect/options`` -- the agents and games a request may name;
 * ``GET /api/inspect?agent=NAME&game=G&seed=S[&agent2=NAME2]`` -- :func:`agents.evaluation.
-  inspect_games.inspect` of that seed;
+  inspect.inspect` of that seed;
 * ``GET /api/inspect/habits?agent=NAME&game=G&seeds=A-B`` -- :func:`~agents.evaluation.
-  inspect_games.habits` over a bounded range of seeds.
+  inspect.habits` over a bounded range of seeds.
 
 A request names agents only by the keys of the ``agents`` mapping the server was started
 with: nothing named in a request is ever loaded, imported or opened.  Every parameter is
@@ -26,7 +26,7 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from agents.evaluation.inspect_games import (
+from agents.evaluation.inspect import (
     MAX_HABIT_GAMES,
     MAX_SEED,
     Inspector,
@@ -35,6 +35,7 @@ from agents.evaluation.inspect_games import (
     inspector,
     parse_seed_range,
 )
+from agents.games import is_fivethousand
 from agents.paths import package_data
 
 __all__ = ["DEFAULT_GAMES", "inspect_routes"]
@@ -164,7 +165,7 @@ class _InspectService:
 
     def habits(self, p: dict[str, str]) -> dict:
         name, game = self.agent_name(p["agent"]), self.game_name(p["game"])
-        per_seed = 2 if game == "fivethousand" else 1
+        per_seed = 2 if is_fivethousand(game) else 1
         try:
             seeds = parse_seed_range(p["seeds"], MAX_HABIT_GAMES, per_seed)
         except ValueError as exc:

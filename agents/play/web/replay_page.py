@@ -39,7 +39,7 @@ def _asset(name: str, closing: str) -> str:
 
 def replay_html(data: dict[str, Any], title: str | None = None) -> str:
     """The self-contained replay page of an inspect payload (see
-    :mod:`agents.evaluation.inspect_games`)."""
+    :mod:`agents.evaluation.inspect.games`)."""
     page = (STATIC / "inspect.html").read_text(encoding="utf-8")
     for tag in (STYLE_LINK, SCRIPT_TAG):
         if page.count(tag) != 1:

@@ -1,6 +1,6 @@
 /* inspect.js -- the inspect view of dice-env, in plain JavaScript (no build step, no library).
  *
- * It draws what agents.evaluation.inspect_games computes (the payload format is described
+ * It draws what agents.evaluation.inspect.games computes (the payload format is described
  * there): the replay of a game decision by decision with every legal option and its exact
  * value, the charts, the habits tables, two agents side by side.  It computes no value of
  * its own.  The data comes inline (a JSON script element with the id replay-data, in the

@@ -20,7 +20,7 @@ from agents.evaluation.fivethousand_regret import (
     action_cells,
     fivethousand_gap,
 )
-from agents.evaluation.inspect_common import DecisionTable, finite, top_examples
+from agents.evaluation.inspect.common import DecisionTable, finite, top_examples
 from dice_env.fivethousand import rules as R
 from dice_env.fivethousand.rules import FiveThousandRules
 

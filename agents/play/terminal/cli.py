@@ -8,12 +8,12 @@ import sys
 from collections.abc import Sequence
 from typing import TextIO
 
-from agents.games import FIVE_THOUSAND, SCORECARD
-from agents.play.fivethousand_game import FiveThousandGame
-from agents.play.line_input import Terminal
-from agents.play.scorecard_game import ScorecardGame
+from agents.games import FIVE_THOUSAND, SCORECARD, Game, resolve
+from agents.play.terminal.fivethousand_game import FiveThousandTerminalGame
+from agents.play.terminal.line_input import Terminal
+from agents.play.terminal.scorecard_game import ScorecardTerminalGame
 from agents.registry import available
-from dice_env.scorecard.rules import PRESETS, get_rules
+from dice_env.scorecard.rules import PRESETS
 
 FIVE_THOUSAND_NAMES = ("5000", "fivethousand", "five-thousand")
 GAME_ALIASES = {"poker": "dice-poker", "dicepoker": "dice-poker", "dice_poker": "dice-poker"}
@@ -78,13 +78,10 @@ def build_parser(prog: str = "dice-play") -> argparse.ArgumentParser:
     return p
 
 
-def _resolve_game(name: str) -> str:
-    low = name.lower()
-    if low in FIVE_THOUSAND_NAMES:
-        return "fivethousand"
-    low = GAME_ALIASES.get(low, low)
-    if low in PRESETS:
-        return low
+def _resolve_game(name: str) -> Game:
+    low = GAME_ALIASES.get(name.lower(), name.lower())
+    if low in FIVE_THOUSAND_NAMES or low in PRESETS:
+        return resolve(low)
     raise ValueError(f"unknown game {name!r}; choose penta, dice-poker, 5000 or a preset "
                      f"({', '.join(sorted(PRESETS))})")
 
@@ -101,14 +98,14 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None,
         parser.error("--auto-seconds must be 0 (off) or more")
     try:
         game = _resolve_game(args.game)
-        if game == "fivethousand":
+        if game.family == FIVE_THOUSAND:
             if len(opponents) > 7:
                 raise ValueError("5000 seats at most 7 bots")
-            session: ScorecardGame | FiveThousandGame = FiveThousandGame(
-                term, opponents, args.seed, args.advise)
+            session: ScorecardTerminalGame | FiveThousandTerminalGame = (
+                FiveThousandTerminalGame(term, opponents, args.seed, args.advise))
         else:
-            session = ScorecardGame(get_rules(game), term, opponents, args.seed,
-                                    args.auto_seconds, args.advise)
+            session = ScorecardTerminalGame(game.rules, term, opponents, args.seed,
+                                            args.auto_seconds, args.advise)
     except ValueError as exc:
         parser.error(str(exc))
     try:

@@ -6,9 +6,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from agents.play.commands import SCORECARD_HELP, InputError, QuitGame, parse_scorecard_command
-from agents.play.line_input import Terminal
-from agents.play.scorecard_screen import dice_lines, render_scorecards, totals_line
 from agents.play.scorecard_session import (
     N_HOLDS,
     Advice,
@@ -19,13 +16,21 @@ from agents.play.scorecard_session import (
     hold_text,
 )
 from agents.play.seats import IllegalMove
+from agents.play.terminal.commands import (
+    SCORECARD_HELP,
+    InputError,
+    QuitGame,
+    parse_scorecard_command,
+)
+from agents.play.terminal.line_input import Terminal
+from agents.play.terminal.scorecard_screen import dice_lines, render_scorecards, totals_line
 from dice_env.scorecard.render import MUST_SCRATCH_WARNING
 from dice_env.scorecard.rules import Rules
 
 PROMPT = "your move> "
 
 
-class ScorecardGame:
+class ScorecardTerminalGame:
     """A game of a scorecard preset in the terminal: the human (seat 0) and the bots in
     rotation, on one :class:`ScorecardSession`."""
 

@@ -50,15 +50,15 @@ from typing import Any
 
 import numpy as np
 
-from agents.evaluation.inspect_charts import game_charts
-from agents.evaluation.inspect_fivethousand import (
+from agents.evaluation.inspect.charts import game_charts
+from agents.evaluation.inspect.fivethousand import (
     GAMES_PER_SEED,
     fivethousand_games,
     fivethousand_habits,
     fivethousand_kinds,
     play_seed,
 )
-from agents.evaluation.inspect_scorecard import scorecard_games, scorecard_habits
+from agents.evaluation.inspect.scorecard import scorecard_games, scorecard_habits
 from agents.evaluation.scorecard_regret import decision_kinds, optimality_gap
 from agents.games import FIVE_THOUSAND, FIVE_THOUSAND_ID, Game, resolve
 from dice_env.scorecard.rules import UPPER_KINDS

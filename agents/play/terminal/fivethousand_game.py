@@ -6,18 +6,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from agents.play.commands import (
+from agents.play.fivethousand_session import BANK, ROLL, FiveThousandSession
+from agents.play.seats import IllegalMove
+from agents.play.terminal.commands import (
     FIVE_THOUSAND_HELP,
     InputError,
     QuitGame,
     parse_fivethousand_command,
 )
-from agents.play.fivethousand_session import BANK, ROLL, FiveThousandSession
-from agents.play.line_input import Terminal
-from agents.play.seats import IllegalMove
+from agents.play.terminal.line_input import Terminal
 
 
-class FiveThousandGame:
+class FiveThousandTerminalGame:
     """A game of 5000 in the terminal: the human at seat 0 against the bots (or alone)."""
 
     def __init__(self, term: Terminal, opponents: Sequence[str], seed: int | None,

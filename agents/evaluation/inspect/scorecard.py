@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.evaluation.inspect_common import DecisionTable, finite, top_examples
+from agents.evaluation.inspect.common import DecisionTable, finite, top_examples
 from agents.evaluation.scorecard_regret import ScorecardRegret, box_cells, decision_kinds
 from dice_env.dice import N_DICE, N_HOLDS
 from dice_env.scorecard import game as G
