@@ -18,7 +18,7 @@ from functools import cache
 from typing import Any
 
 __all__ = ["FAMILIES", "FIVE_THOUSAND", "SCORECARD", "Game", "describe_spaces", "games_with_spaces",
-           "known_games", "resolve", "space_key"]
+           "is_fivethousand", "known_games", "resolve", "space_key"]
 
 SCORECARD = "scorecard"
 FIVE_THOUSAND = "fivethousand"
@@ -97,6 +97,17 @@ class Game:
         except TypeError:  # unhashable option values: build it uncached
             return _registered_env_keys.__wrapped__(self.env_id, items)
         return _registered_env_keys(self.env_id, items)
+
+
+def is_fivethousand(game: Any) -> bool:
+    """Whether ``game`` (a name, id, ``Rules`` or :class:`Game`) is of the 5000 family.
+
+    A report's label such as ``"penta 2p"`` counts by its first word.  ``ValueError`` for an
+    unknown game.
+    """
+    if isinstance(game, str) and " " in game:
+        game = game.split()[0]
+    return resolve(game).family == FIVE_THOUSAND
 
 
 def known_games() -> list[str]:

@@ -162,5 +162,18 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def entry_point() -> None:
-    """The console script: ``raise SystemExit(main())``."""
-    raise SystemExit(main())
+    """The console script: ``raise SystemExit(main())``.
+
+    Output piped into a program that stops reading (``dice-env --help | head``) ends quietly,
+    as other command-line tools do, instead of with a ``BrokenPipeError`` traceback.
+    """
+    try:
+        code = main()
+        sys.stdout.flush()
+    except BrokenPipeError:
+        import os
+
+        # Python flushes stdout again at exit; point it at devnull so that flush cannot fail.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        code = 1
+    raise SystemExit(code)

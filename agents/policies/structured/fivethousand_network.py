@@ -28,10 +28,11 @@ from typing import Any
 import torch
 from torch import nn
 
+from agents.games import is_fivethousand
 from agents.policies.structured.fivethousand_features import FiveThousandActionFeatures
 from agents.policies.structured.heads import ActionHead, mlp, network_options
 from dice_env.fivethousand.observation import num_players_of
-from dice_env.fivethousand.rules import FiveThousandRules
+from dice_env.fivethousand.rules import FiveThousandRules, coerce_rules
 
 __all__ = ["FIVETHOUSAND_DEFAULTS", "FiveThousandHeads", "fivethousand_rules_of"]
 
@@ -47,14 +48,10 @@ FIVETHOUSAND_DEFAULTS: dict = {"state_hidden": [128], "action_hidden": [32],
 def fivethousand_rules_of(spec: str | dict | FiveThousandRules | None) -> FiveThousandRules:
     """The rules a 5000 ``rules`` policy argument names: ``"fivethousand"`` (or ``None``: the
     standard game), a ``FiveThousandRules.knobs()`` dict, or the rules."""
-    if isinstance(spec, FiveThousandRules):
-        return spec
-    if isinstance(spec, dict):
-        return FiveThousandRules.from_knobs(spec)
-    if spec is None or spec in ("fivethousand", "5000", "five-thousand"):
-        return FiveThousandRules()
-    raise ValueError(f"unknown 5000 rules {spec!r}: give 'fivethousand' or a dict of knobs "
-                     f"such as {FiveThousandRules().knobs()}")
+    if isinstance(spec, str) and not is_fivethousand(spec):
+        raise ValueError(f"unknown 5000 rules {spec!r}: give 'fivethousand' or a dict of knobs "
+                         f"such as {FiveThousandRules().knobs()}")
+    return coerce_rules(spec)
 
 
 class FiveThousandHeads(nn.Module):

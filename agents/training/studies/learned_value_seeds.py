@@ -15,6 +15,7 @@ import json
 from pathlib import Path
 
 from agents.evaluation.reports.seeds import learned_value_markdown, median_seed
+from agents.games import is_fivethousand
 from agents.training.studies.measure import measure_agent
 from dice_env.io import atomic_write_bytes, atomic_write_text
 
@@ -40,7 +41,7 @@ def train_seed(game: str, seed: int, folder: Path) -> Path:
     """Train seed ``seed`` of ``game`` with :data:`TRAIN_OPTIONS` into ``folder/model.pt`` (and
     its curve); returns the model's path."""
     options = TRAIN_OPTIONS.get(game, {})
-    if game == "fivethousand":
+    if is_fivethousand(game):
         from agents.training.learned_value import fivethousand as trainer
 
         config = trainer.TrainConfig(seed=seed, minutes=MINUTES, progress=False, **options)
@@ -88,7 +89,7 @@ def run_seeds(games: list[str], seeds: list[int], eval_games: int, train: bool =
                     print(f"no run {model}; skipping (train it or drop --no-train)")
                     continue
                 train_seed(game, seed, model.parent)
-            n = eval_games * (2 if game == "fivethousand" else 1)
+            n = eval_games * (2 if is_fivethousand(game) else 1)
             r = {"seed": seed, **measure(game, model, n), "seconds": train_seconds(model)}
             print(f"{game} seed {seed}: gap {r['gap']:.5g} [{r['ci'][0]:.5g}, {r['ci'][1]:.5g}]"
                   f" {r['unit']}", flush=True)

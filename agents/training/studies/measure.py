@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from agents.games import is_fivethousand
+
 __all__ = ["measure_agent"]
 
 
@@ -15,7 +17,7 @@ def measure_agent(agent: Any, game: str, games: int) -> dict:
     0), in points; ``"fivethousand"``: ``fivethousand_gap`` against the optimal player."""
     from agents.evaluation import fivethousand_gap, optimality_gap
 
-    if game == "fivethousand":
+    if is_fivethousand(game):
         r = fivethousand_gap(agent, games=games, seed=0)
         return {"gap": r.gap, "ci": list(r.ci), "unit": "win probability",
                 "value": r.estimate()[0]}

@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 from agents.evaluation.reports.seeds import median_row, ppo_recipe_markdown
+from agents.games import is_fivethousand
 from agents.training.ppo.stages import run_stages, stage_dir
 from agents.training.studies.measure import measure_agent
 from dice_env.io import atomic_write_bytes, atomic_write_text
@@ -49,7 +50,7 @@ def measure_seed(game: str, seed: int, model: Path, eval_games: int) -> dict:
     from agents.policies.sb3_models import SB3Agent
 
     digest = hashlib.sha256(model.read_bytes()).hexdigest()
-    games = eval_games * (2 if game == "fivethousand" else 1)
+    games = eval_games * (2 if is_fivethousand(game) else 1)
     cache = model.parent / MEASURE_FILE
     if cache.exists():
         try:
