@@ -1,6 +1,6 @@
 """Write a replay you can share without a server: one self-contained HTML file.
 
-The file holds the inspect view of one game (``agents.evaluation.inspect_games``): every
+The file holds the inspect view of one game (``agents.evaluation.inspect.games``): every
 decision of the agent with its legal options, their exact values, the chosen and the best one
 and the regret, the charts of the game, and -- with ``--agent`` twice -- a second agent on the
 same dice beside it.  With ``--seeds A-B`` it also holds each agent's costliest habits over
@@ -57,7 +57,7 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> int:
         parser.error(f"argument --out: cannot write {args.out}: no such folder {folder}")
 
     import agents
-    from agents.evaluation.inspect_games import (
+    from agents.evaluation.inspect import (
         MAX_SEED,
         inspector,
         parse_seed_range,
