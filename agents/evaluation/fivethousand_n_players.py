@@ -251,7 +251,7 @@ def learned_value_n_player_report(num_players: tuple[int, ...] = (3, 4), matches
             two_player = None
     out: dict = {"rules": rules.knobs(), "matches": matches, "seed": seed, "by_players": {}}
     for k, n in enumerate(num_players):
-        n = LV.check_num_players(n)
+        n = LV.check_model_players(n)
         model = _model_for(n, rules, models)
         given = (models or {}).get(n)
         path = (None if model is None else "given" if isinstance(given, LV.NValueModel)

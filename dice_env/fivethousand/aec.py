@@ -26,10 +26,9 @@ from dice_env.errors import (
 from dice_env.fivethousand import game as G
 from dice_env.fivethousand import rules as R
 from dice_env.fivethousand.base import RESET_OPTIONS, make_rules
-from dice_env.fivethousand.env import MAX_PLAYERS, MIN_PLAYERS
 from dice_env.fivethousand.observation import encode_observation_one, observation_size
 from dice_env.fivethousand.render import render_game
-from dice_env.fivethousand.rules import FiveThousandRules
+from dice_env.fivethousand.rules import FiveThousandRules, check_num_players
 from dice_env.fivethousand.single import FiveThousandGame
 from dice_env.fivethousand.state import state_from_dict, state_to_dict
 
@@ -104,10 +103,7 @@ class FiveThousandAECEnv(AECEnv):
                  illegal_action: str = "terminate", illegal_penalty: float = -1.0,
                  max_turns: int | None = None) -> None:
         super().__init__()
-        if (not isinstance(num_players, (int, np.integer))
-                or not MIN_PLAYERS <= num_players <= MAX_PLAYERS):
-            raise ValueError(f"num_players must be {MIN_PLAYERS} to {MAX_PLAYERS}, got "
-                             f"{num_players!r}")
+        num_players = check_num_players(num_players)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or "
                              f"None, got {render_mode!r}")

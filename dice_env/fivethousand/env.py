@@ -9,10 +9,13 @@ import numpy as np
 
 from dice_env.fivethousand.base import FiveThousandBaseEnv
 from dice_env.fivethousand.bots import ThresholdBot, as_policy
-from dice_env.fivethousand.rules import FiveThousandRules
+from dice_env.fivethousand.rules import (  # noqa: F401  (MIN/MAX_PLAYERS: re-exported)
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    FiveThousandRules,
+    check_num_players,
+)
 from dice_env.player_names import resolve_opponents
-
-MIN_PLAYERS, MAX_PLAYERS = 2, 8
 
 
 class FiveThousandEnv(FiveThousandBaseEnv):
@@ -136,10 +139,7 @@ class FiveThousandEnv(FiveThousandBaseEnv):
         max_steps: int | None = 10_000,
         seed_opponents: bool = True,
     ) -> None:
-        if (not isinstance(num_players, (int, np.integer))
-                or not MIN_PLAYERS <= num_players <= MAX_PLAYERS):
-            raise ValueError(f"num_players must be {MIN_PLAYERS} to {MAX_PLAYERS}, got "
-                             f"{num_players!r}")
+        num_players = check_num_players(num_players)
         super().__init__(num_players, rules, target, entry, choose_scoring_dice, render_mode,
                          illegal_action, illegal_penalty, max_turns, max_steps)
         if agent_seat != "random" and (not isinstance(agent_seat, (int, np.integer))

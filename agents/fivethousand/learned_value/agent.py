@@ -18,7 +18,7 @@ from agents.fivethousand.learned_value.n_player import (
     MAX_N_PLAYERS,
     MIN_N_PLAYERS,
     NValueModel,
-    check_num_players,
+    check_model_players,
     load_model,
     n_player_model_path,
 )
@@ -128,7 +128,7 @@ class LearnedValueAgent:
         self.rules = rules_of(game, rules)
         self.game = game if isinstance(game, str) else "fivethousand"
         if num_players is not None and num_players != 2:
-            num_players = check_num_players(num_players)
+            num_players = check_model_players(num_players)
         if model is None and model_path is not None and num_players is None:
             model = load_model(model_path, device=device)
         if isinstance(model, NValueModel):

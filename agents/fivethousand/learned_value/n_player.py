@@ -18,7 +18,7 @@ from agents.fivethousand.learned_value.networks import NValueNet
 from agents.fivethousand.learned_value.turn import build_turn_model, rules_of
 from agents.fivethousand.learned_value.two_player import ValueModel
 from agents.paths import committed_model
-from dice_env.fivethousand.rules import FiveThousandRules
+from dice_env.fivethousand.rules import FiveThousandRules, check_num_players
 from dice_env.io import atomic_write_bytes
 
 #: the table sizes an N-player model may be trained for
@@ -28,20 +28,21 @@ N_KIND = "learned-value-fivethousand-n"
 N_FORMAT_VERSION = 1
 
 
-def check_num_players(num_players: Any) -> int:
-    """``num_players`` as an int from :data:`MIN_N_PLAYERS` to :data:`MAX_N_PLAYERS`."""
-    if (isinstance(num_players, (bool, np.bool_))
-            or not isinstance(num_players, (int, np.integer))
-            or not MIN_N_PLAYERS <= int(num_players) <= MAX_N_PLAYERS):
+def check_model_players(num_players: Any) -> int:
+    """``num_players`` as an int for which an N-player model exists: a 5000 table's size
+    (:func:`dice_env.fivethousand.rules.check_num_players`, the rule's range) that is also
+    from :data:`MIN_N_PLAYERS` to :data:`MAX_N_PLAYERS` (two players have their own model)."""
+    n = check_num_players(num_players)
+    if not MIN_N_PLAYERS <= n <= MAX_N_PLAYERS:
         raise ValueError(f"an N-player learned value is for {MIN_N_PLAYERS} to {MAX_N_PLAYERS} "
                          f"players, got {num_players!r}")
-    return int(num_players)
+    return n
 
 
 def n_player_model_path(num_players: int) -> Path:
     """Where the ``N``-player model is looked for:
     the committed ``learned-value-fivethousand-<N>p.pt`` (package data)."""
-    return committed_model(f"learned-value-fivethousand-{check_num_players(num_players)}p.pt")
+    return committed_model(f"learned-value-fivethousand-{check_model_players(num_players)}p.pt")
 
 
 def train_command(num_players: int, path: str | Path) -> str:
@@ -68,7 +69,7 @@ class NValueModel:
                  hidden: tuple[int, ...] = (128, 128), seed: int | None = 0,
                  device: str | torch.device = "cpu") -> None:
         self.rules = rules_of(rules)
-        self.num_players = check_num_players(num_players)
+        self.num_players = check_model_players(num_players)
         self.turn_model = build_turn_model(self.rules)
         self.features = NFeatures(self.rules, self.num_players)
         self.hidden = tuple(int(h) for h in hidden)

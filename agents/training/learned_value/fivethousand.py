@@ -53,7 +53,7 @@ import torch
 from agents.fivethousand.learned_value import (
     NValueModel,
     ValueModel,
-    check_num_players,
+    check_model_players,
     rules_of,
     solve_n_turns,
     turn_start_values,
@@ -421,7 +421,7 @@ def train_n(config: NTrainConfig, checkpoint: str | Path | None = None, resume: 
     the result is the one an uninterrupted run would have given (the budget aside).
     ``clock`` (seconds) measures the budget.
     """
-    n_players = check_num_players(config.num_players)
+    n_players = check_model_players(config.num_players)
     if config.threads:
         set_torch_threads(config.threads)
     rules = rules_of(config.rules)

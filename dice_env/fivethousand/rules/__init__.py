@@ -74,6 +74,8 @@ from dice_env.fivethousand.rules.knobs import (
     GIFT_LOST_NO_RECEIVER,
     GIFT_LOST_OVERSHOOT,
     GIFTED,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
     N_ACTIONS_CHOOSE,
     N_ACTIONS_LITERAL,
     N_DICE,
@@ -86,6 +88,7 @@ from dice_env.fivethousand.rules.knobs import (
     STRAIGHT_POINTS,
     STRAIGHTS,
     FiveThousandRules,
+    check_num_players,
     coerce_rules,
     three_of_a_kind_points,
 )
@@ -106,7 +109,10 @@ from dice_env.fivethousand.rules.tables import (
 )
 
 __all__ = [
+    "check_num_players",
     "coerce_rules",
+    "MAX_PLAYERS",
+    "MIN_PLAYERS",
     "BANK",
     "BANKED",
     "BANK_OUTCOME_NAMES",

@@ -107,6 +107,21 @@ class FiveThousandRules:
         return cls(**data)
 
 
+#: how many people a game of 5000 seats (docs/rules.md, section 2)
+MIN_PLAYERS, MAX_PLAYERS = 2, 8
+
+
+def check_num_players(num_players: Any) -> int:
+    """``num_players`` as an int from :data:`MIN_PLAYERS` to :data:`MAX_PLAYERS` (the one check
+    of a 5000 table's size; ``ValueError`` naming the range otherwise)."""
+    if (isinstance(num_players, (bool, np.bool_))
+            or not isinstance(num_players, (int, np.integer))
+            or not MIN_PLAYERS <= int(num_players) <= MAX_PLAYERS):
+        raise ValueError(f"num_players must be an integer from {MIN_PLAYERS} to {MAX_PLAYERS}, "
+                         f"got {num_players!r}")
+    return int(num_players)
+
+
 def coerce_rules(game: Any = None) -> FiveThousandRules:
     """The :class:`FiveThousandRules` of anything that names 5000 -- the one place a name is
     turned into rules: a ``FiveThousandRules`` (as is), a dict of knobs, ``None``, a game name or
