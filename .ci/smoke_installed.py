@@ -8,9 +8,11 @@ Run by ``.ci/run`` with the Python of a fresh virtual environment that has the w
 It checks that the package is the installed one (not a checkout on ``sys.path``), then:
 every registered player of every game plays one game through ``agents.make``; the
 ``dice-env`` commands of the issue (solve, evaluate --regret, replay, web's /api/health,
---help of every subcommand); and the README's Python snippets, extracted and run in order in
-one namespace (a block after a ``<!-- not run: REASON -->`` line is skipped). Prints one line
-per check with its time; exits 1 on the first failure.
+--help of every subcommand); and the Python snippets of the README and of the guides
+(``docs/guides/*.md``, found beside the README), extracted and run in order, in one namespace
+per file (a block after a ``<!-- not run: REASON -->`` line is skipped), with a copy of the
+checkout's ``examples/`` in the working directory (the guides name ``examples/my_bot.py``).
+Prints one line per check with its time; exits 1 on the first failure.
 """
 
 from __future__ import annotations
@@ -178,31 +180,35 @@ def web_health() -> None:
         proc.wait(timeout=30)
 
 
-def readme_snippets(readme: Path) -> None:
-    blocks = re.findall(r"(<!-- not run: [^>]*-->\s*\n)?```python\n(.*?)```", readme.read_text(),
-                        flags=re.S)
-    assert blocks, "no Python snippets in the README"
-    Path("my_bot.py").write_text(MY_BOT)  # the file the README's evaluation snippet names
-    namespace: dict = {"__name__": "__readme__"}
+#: a ```python block, with the not-run marker that may stand on the line before it (the
+#: pattern of tests/test_guides.py)
+BLOCK = re.compile(r"(?:<!-- not run:([^>]*)-->[ \t]*\n)?```python\n(.*?)^```", re.S | re.M)
+
+
+def markdown_snippets(path: Path, label: str) -> int:
+    """Run the Python blocks of one Markdown file in order, in one namespace; how many ran."""
+    blocks = BLOCK.findall(path.read_text(encoding="utf-8"))
+    namespace: dict = {"__name__": "__snippets__"}
     ran = 0
     for i, (skip, code) in enumerate(blocks, 1):
         if skip:
-            print(f"skip          README snippet {i}: {skip.strip()}")
+            print(f"skip          {label} snippet {i}: not run: {skip.strip()}")
             continue
         first = code.strip().splitlines()[0]
-        with check(f"README snippet {i}: {first[:60]}"):
-            exec(compile(code, f"README.md snippet {i}", "exec"), namespace)
+        with check(f"{label} snippet {i}: {first[:60]}"):
+            exec(compile(code, f"{label} snippet {i}", "exec"), namespace)
         ran += 1
-    assert ran, "every README snippet was skipped"
+    return ran
 
 
-MY_BOT = '''"""A policy function: the lowest legal action."""
-import numpy as np
-
-
-def policy(observation, action_mask):
-    return int(np.flatnonzero(action_mask)[0])
-'''
+def documentation_snippets(readme: Path) -> None:
+    """The README's snippets, then each guide's (docs/guides/ beside the README)."""
+    shutil.copytree(readme.parent / "examples", "examples", dirs_exist_ok=True)
+    assert markdown_snippets(readme, "README"), "no Python snippet of the README ran"
+    guides = sorted((readme.parent / "docs" / "guides").glob("*.md"))
+    assert guides, f"no guides in {readme.parent / 'docs' / 'guides'}"
+    ran = sum(markdown_snippets(guide, f"docs/guides/{guide.name}") for guide in guides)
+    assert ran >= 10, f"only {ran} Python snippets of the guides ran"
 
 
 def main() -> int:
@@ -213,7 +219,7 @@ def main() -> int:
     before = package_files()
     every_player_plays()
     commands()
-    readme_snippets(readme)
+    documentation_snippets(readme)
     with check("nothing was written into the installed package"):
         after = package_files()
         assert after == before, f"new files in site-packages: {sorted(after - before)[:10]}"

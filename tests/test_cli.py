@@ -6,7 +6,9 @@
   importing another), one per subcommand, and no test imports a script;
 * no module of ``dice_env`` or ``agents`` is over 600 lines;
 * every ``dice-env X ...`` and ``python scripts/X.py ...`` command line of the README parses
-  (its subcommand exists and takes those arguments);
+  (its subcommand exists and takes those arguments; tests/test_guides.py checks the guides'
+  with the same functions);
+* the README is short: at most 210 lines, a first game with the advisor in its first 40;
 * nothing works out a path from the package's own location.
 """
 
@@ -106,10 +108,9 @@ def test_no_path_is_worked_out_from_the_package_location():
     assert not offenders, offenders
 
 
-def readme_command_lines() -> list[list[str]]:
-    """Every ``dice-env X ...`` and ``python scripts/X.py ...`` command line of the README
+def command_lines(text: str) -> list[list[str]]:
+    """Every ``dice-env X ...`` and ``python scripts/X.py ...`` command line of a Markdown text
     (code blocks and inline code), as argument lists starting with the subcommand."""
-    text = (ROOT / "README.md").read_text()
     text = re.sub(r"\\\n\s*", " ", text)  # continued lines
     lines = []
     pattern = r"(?:dice-env(?= [a-z])|python scripts/([a-z_]+)\.py)((?:[ \t]+[^\s`|#;&)]+)*)"
@@ -127,9 +128,8 @@ def readme_command_lines() -> list[list[str]]:
     return lines
 
 
-def test_readme_command_lines_parse():
-    lines = readme_command_lines()
-    assert len(lines) >= 10, lines
+def unparsed(lines: list[list[str]]) -> list[str]:
+    """The command lines among ``lines`` that name no subcommand or that its parser refuses."""
     import importlib
 
     failures = []
@@ -149,4 +149,26 @@ def test_readme_command_lines_parse():
         except SystemExit as exc:
             if exc.code:
                 failures.append(f"dice-env {name} {shlex.join(args)}")
+    return failures
+
+
+def test_readme_command_lines_parse():
+    lines = command_lines((ROOT / "README.md").read_text())
+    assert len(lines) >= 10, lines
+    failures = unparsed(lines)
     assert not failures, failures
+
+
+def test_a_command_line_the_parser_refuses_is_reported():
+    """The check above can fail: a wrong option, a missing value, an unknown subcommand."""
+    text = "`dice-env evaluate --no-such-option` and `dice-env nonesuch 1` and `dice-env web`"
+    lines = command_lines(text)
+    assert lines == [["evaluate", "--no-such-option"], ["nonesuch", "1"], ["web"]]
+    assert unparsed(lines) == ["dice-env evaluate --no-such-option", "nonesuch: no such subcommand"]
+
+
+def test_the_readme_is_short_and_starts_with_a_game():
+    lines = (ROOT / "README.md").read_text().splitlines()
+    assert len(lines) <= 210, f"README.md has {len(lines)} lines; move the detail to docs/guides/"
+    first_game = [i for i, line in enumerate(lines) if "dice-env play penta --advise" in line]
+    assert first_game and first_game[0] < 40, "a first game with the advisor in the first 40 lines"

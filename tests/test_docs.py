@@ -5,7 +5,9 @@
   preset values;
 * every test the worked examples name exists;
 * no file of the repository points outside it to the old rule book;
-* every relative link (and in-page anchor) of README.md and docs/*.md resolves.
+* every relative link (and in-page anchor) of README.md, docs/*.md and docs/guides/*.md
+  resolves;
+* the layout (docs/guides/layout.md) names every module of both packages.
 """
 
 from __future__ import annotations
@@ -138,7 +140,12 @@ def test_nothing_refers_to_files_outside_the_repository():
 
 
 def markdown_files() -> list[Path]:
-    return [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    return [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")),
+            *sorted((ROOT / "docs" / "guides").glob("*.md"))]
+
+
+def test_the_guides_are_checked():
+    assert len(list((ROOT / "docs" / "guides").glob("*.md"))) >= 10
 
 
 def github_anchor(heading: str) -> str:
@@ -154,7 +161,7 @@ def links(text: str) -> list[str]:
     return re.findall(r"\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)", text)
 
 
-@pytest.mark.parametrize("md", markdown_files(), ids=lambda p: p.name)
+@pytest.mark.parametrize("md", markdown_files(), ids=lambda p: str(p.relative_to(ROOT)))
 def test_relative_links_and_anchors_resolve(md):
     text = md.read_text(encoding="utf-8")
     broken = []
@@ -172,18 +179,21 @@ def test_relative_links_and_anchors_resolve(md):
     assert not broken, f"{md.name}: broken links {broken}"
 
 
-# -- the layout the README and docs/architecture.md describe ----------------------------------
+# -- the layout docs/guides/layout.md and docs/architecture.md describe ------------------------
+
+LAYOUT = ROOT / "docs" / "guides" / "layout.md"
+
 
 def _layout_block() -> str:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = text.split("## Layout", 1)[1].split("\n## ", 1)[0]
-    return section.split("```", 2)[1]
+    """The tree of the layout guide: its first code block."""
+    return LAYOUT.read_text(encoding="utf-8").split("```", 2)[1]
 
 
 @pytest.mark.parametrize("package", ["agents", "dice_env"])
 def test_the_readme_layout_names_every_module_of_the_package(package):
     """Every subpackage and every top-level module (but ``__init__``) of the package appears
-    in the README's Layout tree, and nothing named there is missing."""
+    in the layout tree (docs/guides/layout.md, linked from the README), and nothing named
+    there is missing."""
     block = _layout_block()
     after = block.split(f"\n{package}/", 1)[1].split("\n")[1:]
     lines = "\n".join(line for line in itertools.takewhile(lambda x: x.startswith(" "), after))
@@ -192,7 +202,7 @@ def test_the_readme_layout_names_every_module_of_the_package(package):
     entries |= {p.name for p in (ROOT / package).glob("*.py") if p.name != "__init__.py"}
     listed = set(re.findall(r"^  ([\w.]+/?)", lines, flags=re.M))
     listed |= set(re.findall(r"^  [\w.]+ +([\w]+\.py)\b", lines, flags=re.M))  # "a.py b.py"
-    assert entries - listed == set(), f"not in the README layout: {sorted(entries - listed)}"
+    assert entries - listed == set(), f"not in {LAYOUT.name}: {sorted(entries - listed)}"
     assert listed - entries - {"__init__.py"} == set(), sorted(listed - entries)
 
 

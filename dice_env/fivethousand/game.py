@@ -30,7 +30,8 @@ class FiveThousandState:
         scores: ``(N, P)`` each seat's score (0 = not entered).
         current: ``(N,)`` the seat to move.
         turn_total: ``(N,)`` points set aside this turn *before* the current roll.
-        dice: ``(N, 5)`` int8 the current roll, sorted, 0-padded (see :mod:`.rules`).
+        dice: ``(N, 5)`` int8 the current roll, sorted, 0-padded (see
+            :mod:`dice_env.fivethousand.rules`).
         roll: ``(N,)`` roll index of ``dice``.
         turns: ``(N, P)`` completed turns of each seat (a bank or a bust ends a turn).
         winner: ``(N,)`` the seat that reached the target exactly, ``-1`` while playing.

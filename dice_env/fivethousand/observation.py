@@ -4,9 +4,9 @@ Every observation is seen *from one seat* (the observer): players are listed in 
 starting with the observer.  Layout for ``P`` players (float32, every entry in ``[0, 1]``;
 points are divided by the ``target`` and clipped at 1):
 
-=========  ================  =================================================================
+========== ================  =================================================================
 index      name              meaning
-=========  ================  =================================================================
+========== ================  =================================================================
 0 .. P-1   ``score``         each player's score / target (observer first, then turn order)
 P .. 2P-1  ``entered``       1 if that player has entered (score > 0)
 2P .. 3P-1 ``to_move``       one-hot: the player whose decision it is (all 0 once over)
@@ -21,7 +21,7 @@ P .. 2P-1  ``entered``       1 if that player has entered (score > 0)
 3P+11      ``can_bank``      1 if the player to move may bank ``turn_total`` now
 3P+12      ``overshoot``     1 if that bank would take the player to move above the target
 3P+13      ``progress``      the observer's completed turns / ``max_turns`` (0 without a cap)
-=========  ================  =================================================================
+========== ================  =================================================================
 
 Size ``3P + 14`` (20 for two players, 17 solo).  The turn entries (``3P`` to ``3P+12``) are 0
 once the game is over.  :func:`decode_observation` turns a vector back into points, dice and

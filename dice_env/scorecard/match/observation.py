@@ -4,9 +4,9 @@ Layout (float32, every entry in ``[0, 1]``), for ``P`` players, a scorecard of `
 ``S = observation_size(rules)`` (the single-player observation, 45 for Penta, 49 for Dice
 Poker):
 
-=========================  =========  =======================================================
+=========================  ========== =======================================================
 slice                      size       meaning
-=========================  =========  =======================================================
+=========================  ========== =======================================================
 ``card``                   S          the single-player observation
                                       (:mod:`dice_env.scorecard.observation`) of the
                                       observer's own card with the dice on the table (the
@@ -22,7 +22,7 @@ slice                      size       meaning
                                       ``/ threshold``
   ``five_state``           3          one-hot: their five-of-a-kind box open / 50 / 0
   ``open``                 B          1 for each of their open boxes
-=========================  =========  =======================================================
+=========================  ========== =======================================================
 
 Penta with 2 players: 65 entries (``45 + 2 + 18``); Dice Poker with 2 players: 71.
 
