@@ -1,6 +1,7 @@
 """The single-agent 5000 envs: API, masks, observation, state dicts, illegal actions, bots."""
 
 import json
+import math
 
 import gymnasium as gym
 import numpy as np
@@ -273,6 +274,7 @@ def test_solo_reward_is_minus_one_per_turn():
         total, done = 0.0, False
         while not done:
             obs, r, term, trunc, info = env.step(bot.act(obs, info["action_mask"]))
+            assert math.copysign(1.0, r) == 1.0 or r < 0, "a step that ends no turn gives +0.0"
             total += r
             done = term or trunc
         assert term and info["scores"] == [5000]

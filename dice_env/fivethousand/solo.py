@@ -89,4 +89,4 @@ class FiveThousandSoloEnv(FiveThousandBaseEnv):
     def _reward(self, turns_before: int) -> float:
         turns = self._agent_turns() - turns_before + self._carried_turns
         self._carried_turns = 0
-        return -float(turns)
+        return -float(turns) if turns else 0.0  # not -0.0 for a step that ends no turn
