@@ -16,6 +16,7 @@ The full build (``sphinx-build -W``) runs in .ci/run; these checks need no build
 
 from __future__ import annotations
 
+import importlib.util
 import re
 import sys
 from pathlib import Path
@@ -29,9 +30,18 @@ from dice_env.scorecard.rules import PRESETS
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 ENVS = DOCS / "envs"
-sys.path.insert(0, str(DOCS / "_ext"))
 
-import env_tables as T  # noqa: E402  (docs/_ext is not a package)
+
+def _load_ext(name: str):
+    """A module of docs/_ext (not a package) loaded from its file, leaving sys.path alone."""
+    spec = importlib.util.spec_from_file_location(f"docs_ext_{name}", DOCS / "_ext" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+T = _load_ext("env_tables")
 
 IDS = [k for k in gym.registry if k.startswith("dice_env/")]
 REQUIRED_HEADINGS = ("Description", "Action space", "Action masks", "Observation space",
