@@ -234,6 +234,94 @@ def test_pty_fivethousand_against_a_bot() -> None:
     assert child.exitstatus == 0
 
 
+def test_pty_two_people_play_penta_to_the_end() -> None:
+    """Pass and play: Ann and Bob take turns at one keyboard with a bot; each turn is
+    announced by name, the auto-score timer scores for Bob on his turn, and the standings
+    close the game."""
+    child = _spawn("penta", "--seed", "2", "--people", "Ann,Bob", "--opponents", "heuristic",
+                   "--auto-seconds", "1")
+    bob_boxes = list(range(1, 14))
+    try:
+        for rnd in range(1, 14):
+            child.expect(">>> Ann's turn: pass the keyboard to Ann. <<<")
+            child.expect("Ann's move> ")
+            assert f"round {rnd} of 13 - Ann's turn, roll 1 of 3" in child.before
+            if rnd == 1:
+                assert "Totals: Ann 0 | Bob 0 | heuristic 0" in child.before
+            child.sendline(f"s {rnd}")
+            child.expect(rf"Ann scores \d+ in {re.escape(PENTA[rnd - 1])} ")
+            child.expect(">>> Bob's turn: pass the keyboard to Bob. <<<")
+            child.expect("Bob's move> ")
+            assert f"round {rnd} of 13 - Bob's turn, roll 1 of 3" in child.before
+            if rnd == 1:  # Bob rolls twice, then lets the computer score for him
+                for _ in range(2):
+                    child.sendline("r")
+                    child.expect(r"Bob rerolls all and rolls \[")
+                    child.expect("Bob's move")
+                child.expect(r"\(auto-score in 1s\)> ")
+                child.expect(r"No choice within 1s: the computer's choice, ([^,]+), is scored "
+                             r"for Bob\.")
+                box = child.match.group(1).strip()
+                child.expect(rf"Bob scores \d+ in {re.escape(box)} ")
+                bob_boxes.remove(PENTA.index(box) + 1)
+            else:
+                k = bob_boxes.pop(0)
+                child.sendline(f"s {k}")
+                child.expect(rf"Bob scores \d+ in {re.escape(PENTA[k - 1])} ")
+            child.expect(r"heuristic rolls ")
+        child.expect("game over")
+        child.expect(r"Standings: 1\. ([^\r\n]+)")
+        standings = child.match.group(1)
+        tail = child.before
+        child.expect(r"(Winner|Tie): ")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close()
+    assert child.exitstatus == 0
+    totals = re.findall(r"Totals: Ann (\d+) \| Bob (\d+) \| heuristic (\d+)", tail)[-1]
+    ranked = re.findall(r"(?:^|\| )(\d)\. (Ann|Bob|heuristic) (\d+)", "1. " + standings)
+    assert sorted(int(t) for _, _, t in ranked) == sorted(map(int, totals))
+    assert [int(t) for _, _, t in ranked] == sorted(map(int, totals), reverse=True)
+
+
+def test_pty_the_advisor_advises_whoever_is_to_move() -> None:
+    child = _spawn("penta", "--seed", "5", "--people", "Ann,Bob", "--advise",
+                   "--auto-seconds", "0")
+    try:
+        child.expect("Ann's move> ")
+        assert "Advisor (expected final score and chance of winning" in child.before
+        child.sendline("r")
+        child.expect(r"Advisor: Ann's choice \(reroll all\) is worth [0-9.]+; best .+; cost of "
+                     r"Ann's choice: [0-9.]+")
+        child.expect("Ann's move> ")
+        child.sendline("s 13")
+        child.expect("Bob's move> ")
+        assert "Advisor (expected final score and chance of winning" in child.before
+        assert "Bob's turn, roll 1 of 3" in child.before
+        child.sendline("q")
+        child.expect("Bob quit the game.")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close()
+    assert child.exitstatus == 0
+
+
+def test_people_on_the_command_line(capsys) -> None:
+    for argv, message in [(["penta", "--people", "Ann,ann"], "argument --people: two people"),
+                          (["penta", "--people", "A,B,C,D,E", "--opponents", "random,random"],
+                           "at most 6 players; 5 people and 2 bots make 7")]:
+        with pytest.raises(SystemExit) as exc:
+            _run(argv, [])
+        assert exc.value.code == 2 and message in capsys.readouterr().err
+    code, text = _run(["5000", "--seed", "2", "--people", "Ann,Bob"], ["r", "q"])
+    assert code == 0 and ">>> Ann's turn: pass the keyboard to Ann. <<<" in text
+    assert "Ann: roll on or bank [r/b]> " in text and re.search(r"(Ann|Bob) quit the game", text)
+    code, text = _run(["dice-poker", "--seed", "5", "--auto-seconds", "0", "--people", "Cleo"],
+                      [f"s {k}" for k in range(1, 16)])
+    assert code == 0 and "Cleo's move> " in text and "Cleo scores " in text
+    assert "pass the keyboard" not in text and "Final total:" in text
+
+
 def test_line_reader_timeout_on_a_pipe() -> None:
     import os
 

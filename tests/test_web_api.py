@@ -32,12 +32,24 @@ def agents():
 
 @pytest.fixture
 def client(agents):
-    return _client(create_app(agents, auto_seconds=3, max_games=20))
+    with _client(create_app(agents, auto_seconds=3, max_games=20)) as c:
+        yield c  # (its lifespan stops the app's worker processes at the end)
 
 
 def _new(client, **body):
+    """A new game; a game that needs a table not solved yet waits for it, as the page does
+    (202: poll the job, then ask again -- on a machine with a cold cache)."""
+    import time
+
     body.setdefault("game", "penta")
     r = client.post("/api/games", json=body)
+    while r.status_code == 202:
+        job = r.json()["preparing"]
+        while job["state"] in ("queued", "running"):
+            time.sleep(0.2)
+            job = client.get(f"/api/jobs/{job['job']}").json()
+        assert job["state"] == "done", job
+        r = client.post("/api/games", json=body)
     assert r.status_code == 201, r.text
     return r.json()
 
@@ -63,6 +75,7 @@ def test_health_page_and_config(client):
         text = client.get(f"/static/{name}").text
         assert "http://" not in text.replace("http://www.w3.org/2000/svg", "")
         assert "https://" not in text
+    assert client.get("/favicon.ico").status_code in (200, 204)  # never a 404 in the console
     cfg = client.get("/api/config").json()
     assert [g["id"] for g in cfg["games"]] == ["penta", "dice-poker", "fivethousand"]
     assert "win-value" in cfg["bots"]["penta"] and "win-value" not in cfg["bots"]["fivethousand"]
@@ -369,7 +382,8 @@ def test_the_inspect_routes_get_the_same_players(monkeypatch, agents):
     from agents.play.web import inspect_routes as module
 
     seen = []
-    monkeypatch.setattr(module, "inspect_routes", lambda mapping: seen.append(mapping) or [])
+    monkeypatch.setattr(module, "inspect_routes",
+                        lambda mapping, **kwargs: seen.append(mapping) or [])
     app = create_app(agents)
     assert seen == [app.state.agents] and set(seen[0]) == set(agents)
 
@@ -412,3 +426,281 @@ def test_server_command_line_errors(capsys):
         assert exc.value.code == 2
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and "error:" in err, argv
+
+
+# -- issue 36: numbers bounded and ASCII, never a 500 ------------------------------------------
+class _NoJobs:
+    """A job runner that runs nothing (a request that needs a job gets its 202 and no work
+    starts)."""
+
+    workers = 1
+
+    def __init__(self) -> None:
+        self.jobs: dict = {}
+
+    def submit(self, key, what, fn, args=(), **kwargs):
+        from agents.play.web.jobs import Job
+
+        job = self.jobs.get(key) or Job(f"job{len(self.jobs)}", key, what, fn, tuple(args))
+        self.jobs[key] = job
+        return job
+
+    def latest(self, key):
+        return self.jobs.get(key)
+
+    def get(self, job_id):
+        return next((j for j in self.jobs.values() if j.id == job_id), None)
+
+    def active(self):
+        return list(self.jobs.values())
+
+    async def wait(self, job, timeout):
+        return False
+
+    def shutdown(self):
+        pass
+
+
+@pytest.fixture
+def quiet(agents):
+    """An app whose long work never runs (no worker process is started)."""
+    return _client(create_app(agents, runner=_NoJobs(), max_games=500))
+
+
+def test_a_seed_of_5000_digits_is_a_400_not_a_500(quiet):
+    """Was ``500 internal error: ValueError`` (Python's 4300-digit limit)."""
+    body = b'{"game": "penta", "seed": ' + b"7" * 5000 + b"}"
+    r = quiet.post("/api/games", content=body, headers={"content-type": "application/json"})
+    assert "has 5000 characters; at most 24" in _one_line_error(r, 400)
+    r = quiet.post("/api/games", content=b'{"game": "penta", "seed": 1' + b"0" * 30 + b".5}",
+                   headers={"content-type": "application/json"})
+    assert "at most 24" in _one_line_error(r, 400)
+
+
+@pytest.mark.parametrize("seeds, words", [
+    ("0-9223372036854775807", "at most 200 seeds at once"),  # was 500 OverflowError
+    ("99999999999999999999999-99999999999999999999999",
+     "each seed must be an integer from 0 to 9223372036854775807"),  # was "need 0 <= A <= B"
+    ("9223372036854775807-9223372036854775808", "each seed must be an integer from 0"),
+    ("\uff11-\uff12", "ASCII digits"),  # full-width 1-2: was accepted
+    ("\u0661-\u0662", "ASCII digits"),  # Arabic-Indic digits
+    ("5-3", "A <= B"),
+    ("-1", "ASCII digits"),
+    ("1-", "ASCII digits"),
+    (" 1-2", "ASCII digits"),
+    ("1" * 80, "ASCII digits"),
+])
+def test_habits_seed_ranges_are_ascii_and_bounded(quiet, seeds, words):
+    r = quiet.get("/api/inspect/habits", params={"agent": "greedy", "game": "penta",
+                                                 "seeds": seeds})
+    assert words in _one_line_error(r, 400)
+
+
+@pytest.mark.parametrize("seed", ["\uff17", "\u0667", "7\uff17", "9223372036854775808", "+7",
+                                  "0x7", "7 "])
+def test_an_inspect_seed_is_ascii_and_bounded(quiet, seed):
+    r = quiet.get("/api/inspect", params={"agent": "greedy", "game": "penta", "seed": seed})
+    assert "seed must be an integer from 0 to 9223372036854775807" in _one_line_error(r, 400)
+
+
+def test_a_content_length_is_ascii_digits(live_url):
+    host, port = live_url.removeprefix("http://").split(":")
+    for length in ("\uff11\uff12", "12a", "-1"):
+        conn = http.client.HTTPConnection(host, int(port), timeout=10)
+        conn.putrequest("POST", "/api/games")
+        conn.putheader("Content-Type", "application/json")
+        conn.putheader("Content-Length", length.encode("utf-8"))
+        conn.endheaders()
+        r = conn.getresponse()
+        r.read()
+        conn.close()
+        assert 400 <= r.status < 500, (length, r.status)
+
+
+def _fuzz_values(rng):
+    import random
+
+    assert isinstance(rng, random.Random)
+    atoms = [None, True, False, 0, -1, 1, 5, 13, 99, 2**63, -(2**63), 10**30, 1.5, -0.0, 1e308,
+             "", "penta", "dice-poker", "fivethousand", "heuristic", "optimal", "win-value",
+             "\uff11", "\u0000", "\ud7ff", "x" * 300, "score", "hold", "auto", "roll", "bank"]
+
+    def value(depth=0):
+        kind = rng.random()
+        if depth < 3 and kind < 0.15:
+            return [value(depth + 1) for _ in range(rng.randint(0, 6))]
+        if depth < 3 and kind < 0.25:
+            return {rng.choice(["game", "kind", "box", "positions", "on", "seed", "opponents",
+                                "advisor", "x"]): value(depth + 1)
+                    for _ in range(rng.randint(0, 4))}
+        return rng.choice(atoms)
+
+    return value
+
+
+def test_fuzz_no_malformed_request_gets_a_500(quiet):
+    """Many malformed bodies and parameters, on every route: a 4xx (or a 2xx), never a 5xx."""
+    import json
+    import random
+
+    rng = random.Random(36)
+    value = _fuzz_values(rng)
+    game = _new(quiet, seed=1)["id"]
+    five = _new(quiet, game="fivethousand", seed=1)["id"]
+    raw = [b"", b"{", b"[]", b"null", b"1e999999", b'{"game": 1' + b"0" * 5000 + b"}",
+           b'{"game": "penta", "seed": -' + b"9" * 40 + b"}", b"\xff\xfe\x00", b'"\\ud800"',
+           b'{"game": "\\u0000"}', b"[" * 2000 + b"]" * 2000, b'{"seed": 1e400}']
+    statuses = []
+    for i in range(400):
+        path = rng.choice(["/api/games", f"/api/games/{game}/move", f"/api/games/{five}/move",
+                           f"/api/games/{game}/advisor", f"/api/games/{five}/advisor"])
+        if i < len(raw) * 2:
+            content = raw[i % len(raw)]
+        else:
+            fields = value()
+            content = json.dumps(fields if rng.random() < 0.8 else {"game": "penta",
+                                                                     "seed": fields}).encode()
+        r = quiet.post(path, content=content, headers={"content-type": "application/json"})
+        statuses.append(r.status_code)
+        assert r.status_code < 500, (path, content[:200], r.status_code, r.text)
+    digits = ["0", "7", "-1", "\uff17", "\u0667", "9" * 30, "1e3", "0x10", "", " ", "1-3",
+              "0-9223372036854775807", "3-1", "\u00b2", "\u2167", "١٢-١٣", "1--2", "%00"]
+    for _ in range(200):
+        path = rng.choice(["/api/inspect", "/api/inspect/habits", "/api/inspect/options",
+                           "/api/jobs/x", "/api/ready", "/api/health"])
+        params = {k: rng.choice(digits + ["greedy", "penta", "fivethousand", "nobody"])
+                  for k in rng.sample(["agent", "agent2", "game", "seed", "seeds", "x"],
+                                      rng.randint(0, 4))}
+        r = quiet.get(path, params=params)
+        statuses.append(r.status_code)
+        assert r.status_code < 500, (path, params, r.status_code, r.text)
+    assert any(400 <= s < 500 for s in statuses) and any(s < 300 for s in statuses)
+
+
+# -- issue 36: other sites, expiry, limits ------------------------------------------------------
+@pytest.mark.parametrize("headers", [
+    {"sec-fetch-site": "cross-site"},
+    {"sec-fetch-site": "same-site"},
+    {"origin": "https://evil.example"},
+    {"origin": "null"},
+    {"origin": "http://testserver:8000"},  # another port of the same host
+    {"origin": "https://testserver"},  # another scheme
+    {"sec-fetch-site": "same-origin", "origin": "http://evil.example"},
+])
+def test_requests_from_other_sites_start_no_work(quiet, headers):
+    """An ``<img src=".../api/inspect/habits?...">`` or a form on another site: a 403 with a
+    reason, and nothing starts."""
+    game = _new(quiet)["id"]
+    attempts = [
+        ("POST", "/api/games", {"game": "penta"}),
+        ("POST", f"/api/games/{game}/move", {"kind": "score", "box": 0}),
+        ("POST", f"/api/games/{game}/advisor", {"on": True}),
+        ("DELETE", f"/api/games/{game}", None),
+        ("GET", "/api/inspect/habits?agent=greedy&game=penta&seeds=0-99", None),
+        ("GET", "/api/inspect?agent=greedy&game=penta&seed=1", None),
+        ("GET", "/api/jobs/abc", None),
+        ("GET", "/api/config", None),
+    ]
+    for method, path, body in attempts:
+        r = quiet.request(method, path, json=body, headers=headers)
+        assert "refused" in _one_line_error(r, 403), (method, path)
+    assert quiet.get("/api/health").json()["games"] == 1  # nothing was created or deleted
+    assert quiet.get(f"/api/games/{game}").json()["state"]["cards"][0][0] is None
+    assert quiet.app.state.runner.jobs == {}
+    # liveness and readiness answer anyone; the pages too (a link from elsewhere)
+    for path in ("/api/health", "/api/ready", "/", "/inspect"):
+        assert quiet.get(path, headers=headers).status_code == 200
+
+
+@pytest.mark.parametrize("headers", [
+    {}, {"sec-fetch-site": "same-origin"}, {"sec-fetch-site": "none"},
+    {"sec-fetch-site": "same-origin", "origin": "http://testserver"},
+    {"origin": "http://TestServer:80"},
+])
+def test_this_servers_own_pages_pass(quiet, headers):
+    r = quiet.post("/api/games", json={"game": "penta"}, headers=headers)
+    assert r.status_code == 201, r.text
+
+
+def test_games_never_moved_expire_soon_and_played_ones_keep_the_ttl():
+    now = [0.0]
+    store = GameStore(max_games=3, ttl=3600, unplayed_ttl=300, clock=lambda: now[0])
+    idle, played = store.add("idle"), store.add("played")
+    store.get(played).moved = True
+    now[0] = 200
+    assert store.retry_after() == 100  # the idle game frees its place in 100 s
+    now[0] = 301
+    assert store.get(idle) is None and store.get(played) is not None
+    now[0] = 301 + 3599
+    assert store.get(played) is not None
+    now[0] = 301 + 3599 + 3601
+    assert store.get(played) is None and len(store) == 0
+
+
+def test_a_burst_of_creates_frees_its_places_soon(agents):
+    now = [0.0]
+    app = create_app(agents, max_games=3, unplayed_ttl=60, runner=_NoJobs())
+    app.state.store._clock = lambda: now[0]
+    c = _client(app)
+    for _ in range(3):
+        _new(c)
+    r = c.post("/api/games", json={"game": "penta"})
+    assert "too many games" in _one_line_error(r, 503)
+    assert r.headers["retry-after"] == "60"
+    now[0] = 61
+    _new(c)
+
+
+def test_too_many_requests_at_once_is_a_503_with_retry_after(agents):
+    c = _client(create_app(agents, max_requests=0, runner=_NoJobs()))
+    r = c.get("/api/config")
+    assert "busy" in _one_line_error(r, 503) and r.headers["retry-after"] == "1"
+    assert c.get("/api/health").status_code == 200
+
+
+def _raw(url: str, data: bytes, seconds: float = 30.0) -> bytes:
+    """Send ``data`` on a new connection to ``url`` and read until the server closes it (or
+    ``seconds``, a bound against a hung test)."""
+    import socket
+
+    host, port = url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=seconds) as sock:
+        sock.sendall(data)
+        out = b""
+        while chunk := sock.recv(4096):
+            out += chunk
+        return out
+
+
+def test_slow_clients_are_timed_out(agents, monkeypatch):
+    """A request head or a body that never finishes arriving: the connection is closed (the
+    head) or answered 408 (the body), instead of holding a place for ever."""
+    from agents.play.web import server as server_module
+    from agents.play.web import validation
+
+    monkeypatch.setattr(server_module, "HEAD_SECONDS", 0.5)
+    monkeypatch.setattr(validation, "BODY_SECONDS", 0.5)
+    running = server_module.serve_in_thread(create_app(agents, runner=_NoJobs()))
+    try:
+        assert _raw(running.url, b"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\n") == b""
+        answer = _raw(running.url, b"POST /api/games HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                                   b"Content-Type: application/json\r\nContent-Length: 100\r\n"
+                                   b"\r\n{\"game\"")
+        assert answer.startswith(b"HTTP/1.1 408") and b"took longer than 0.5 s" in answer
+        whole = _raw(running.url, b"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                                  b"Connection: close\r\n\r\n")
+        assert whole.startswith(b"HTTP/1.1 200")
+    finally:
+        running.stop()
+
+
+def test_pass_and_play_games_are_created_with_their_people(quiet):
+    """``people``: the names at one screen (checked by the game model: a 400 that says why)."""
+    game = quiet.post("/api/games", json={"game": "penta", "people": ["Ann", "Bob"],
+                                          "opponents": ["heuristic"]})
+    assert game.status_code == 201 and game.json()["state"]["names"] == ["Ann", "Bob",
+                                                                         "heuristic"]
+    for people, words in ([["Ann", "ann"], "two people"], ["Ann", "list"], [[7], "list"],
+                          [["x"] * 9, "at most 8"]):
+        r = quiet.post("/api/games", json={"game": "penta", "people": people})
+        assert words in _one_line_error(r, 400)

@@ -1,8 +1,18 @@
-"""The Play page in a real browser (issue 27, item 6): whole Penta and 5000 games clicked
-through, dice held by clicking them, the advisor's numbers on screen equal to the optimal
-player's ``advise`` for the state on screen, and the auto-score timer (it fires; a click or a
-key stops it).  Headless Chromium through Playwright (the fixtures of ``conftest.py``); the
-server runs in a thread on a free loopback port.  All in one xdist group: one browser."""
+"""The Play and Inspect pages in a real browser.
+
+Issue 27, item 6: whole Penta and 5000 games clicked through, dice held by clicking them, the
+advisor's numbers on screen equal to the optimal player's ``advise`` for the state on screen,
+and the auto-score timer (it fires; a click or a key stops it).
+
+Issue 36: every page fits a phone (360 and 390 px: the document is no wider than the screen);
+a tap on a score button while the countdown runs scores that box; the small bugs (the dice
+after game over, a stale auto-score note, the "New game" button of the summary, Inspect's
+status line, its two panels laid out alike, the favicon); a request that must first prepare a
+table shows the job's progress and carries on by itself (the 202 and the job faked with
+``page.route``); two people play a whole Penta game at one screen (pass and play).
+
+Headless Chromium through Playwright (the fixtures of ``conftest.py``); the server runs in a
+thread on a free loopback port.  All in one xdist group: one browser."""
 
 from __future__ import annotations
 
@@ -41,6 +51,33 @@ def timer_server(players):
     running.stop()
 
 
+@pytest.fixture(scope="module")
+def slow_timer_server(players):
+    """The countdown runs a minute: long enough for any test to act while it runs."""
+    running = serve_in_thread(create_app(players, auto_seconds=60))
+    yield running.url
+    running.stop()
+
+
+@pytest.fixture
+def phone(browser):
+    """``phone(width)``: a page of a touch screen ``width`` x 844 px, failing the test on any
+    script error."""
+    contexts, errors = [], []
+
+    def make(width: int = 390):
+        context = browser.new_context(viewport={"width": width, "height": 844}, has_touch=True)
+        contexts.append(context)
+        pg = context.new_page()
+        pg.on("pageerror", lambda exc: errors.append(str(exc)))
+        return pg
+
+    yield make
+    for context in contexts:
+        context.close()
+    assert not errors, errors
+
+
 @pytest.fixture
 def checked_page(page):
     """The page, failing the test on any script error."""
@@ -51,18 +88,26 @@ def checked_page(page):
 
 
 def idle(page) -> None:
-    page.wait_for_selector("body[data-busy='0']", timeout=20_000)
+    # generous: with the advisor on, the first end-game position of a server process computes
+    # the win-value player's last-turn table (tens of seconds on a loaded two-core machine)
+    page.wait_for_selector("body[data-busy='0']", timeout=90_000)
 
 
-def start(page, url: str, game: str, bots: list[str], seed: int, advisor: bool) -> None:
+def start(page, url: str, game: str, bots: list[str], seed: int | None, advisor: bool,
+          people: list[str] = ()) -> None:
     page.goto(url + "/")
     page.wait_for_selector("body[data-ready='1']")
     page.eval_on_selector("#speed", "e => { e.value = '0'; e.dispatchEvent(new Event('input')) }")
     page.select_option("#game", game)
+    for i, name in enumerate(people):
+        if i:
+            page.click("#add-person")
+        page.locator("#people-list input").nth(i).fill(name)
     for i, name in enumerate(bots):
         page.click("#add-bot")
         page.locator("#bot-list select").nth(i).select_option(name)
-    page.fill("#seed", str(seed))
+    if seed is not None:
+        page.fill("#seed", str(seed))
     page.set_checked("#advisor", advisor)
     page.click("#start")
     idle(page)
@@ -74,7 +119,7 @@ def dice_on_screen(page) -> list[int]:
         "#dice svg.die", "dice => dice.map(d => d.querySelectorAll('circle.pip').length)")
 
 
-# -- Penta --------------------------------------------------------------------------------------
+# -- Penta ---------------------------------------------------------------------------------------
 #: the human's card and the advisor's rows, read from the screen in one call
 READ_PENTA = """() => {
   const text = (sel) => document.querySelector(sel).textContent;
@@ -153,7 +198,7 @@ def test_a_whole_penta_game_with_the_advisor(checked_page, server):
     assert re.search(r"(Winner|Tie): ", summary)
 
 
-# -- 5000 ---------------------------------------------------------------------------------------
+# -- 5000 ----------------------------------------------------------------------------------------
 #: the scores, turns, turn total, dice and the advisor's rows, read from the screen
 READ_5000 = """() => {
   const rows = [...document.querySelectorAll("#scores tbody tr")];
@@ -197,7 +242,7 @@ def test_a_whole_5000_game_with_the_advisor(checked_page, server):
     assert "heuristic banks" in page.text_content("#log")
 
 
-# -- the auto-score timer ----------------------------------------------------------------------
+# -- the auto-score timer ------------------------------------------------------------------------
 def test_the_auto_score_timer_fires_and_a_click_or_key_stops_it(checked_page, timer_server):
     page = checked_page
     start(page, timer_server, "penta", [], seed=4, advisor=False)
@@ -232,3 +277,314 @@ def test_the_auto_score_timer_fires_and_a_click_or_key_stops_it(checked_page, ti
     page.wait_for_timeout(1_500)
     assert "round 3 of 13" in page.text_content("#status")
     assert page.text_content("#log").count("is scored for you") == 1
+
+
+# -- the phone -----------------------------------------------------------------------------------
+WIDTH = "() => [document.documentElement.scrollWidth, window.innerWidth]"
+
+
+def fits(page, where: str) -> None:
+    """Nothing on ``page`` is wider than its viewport (no sideways scrolling of the page)."""
+    scroll, inner = page.evaluate(WIDTH)
+    assert scroll <= inner, f"{where}: the page is {scroll} px wide in a {inner} px screen"
+
+
+def score_first_open_box(page) -> None:
+    page.locator("#card button.score").first.click()
+    idle(page)
+
+
+@pytest.mark.parametrize("width", [360, 390])
+def test_no_page_is_wider_than_a_phone(phone, server, width):
+    """Play in each game (a table of six scrolls in its own box), the game-over summary, and
+    Inspect (one agent, two side by side, their habits)."""
+    page = phone(width)
+    page.goto(server + "/")
+    page.wait_for_selector("body[data-ready='1']")
+    fits(page, "the new-game form")
+    start(page, server, "penta", ["heuristic"], seed=3, advisor=True, people=["Ann", "Bob"])
+    fits(page, "Penta, two people and a bot, with the advisor")
+    start(page, server, "dice-poker", ["heuristic", "greedy", "random", "heuristic"], seed=3,
+          advisor=False, people=["Ann", "Bob"])
+    fits(page, "Dice Poker, six players")
+    start(page, server, "fivethousand", ["heuristic"], seed=3, advisor=True)
+    fits(page, "5000 with the advisor")
+    start(page, server, "dice-poker", [], seed=3, advisor=False)
+    for _ in range(15):
+        score_first_open_box(page)
+    assert page.is_visible("#summary")
+    fits(page, "the game-over summary")
+    page.goto(f"{server}/inspect?agent=greedy&agent2=heuristic&game=penta&seed=3&seeds=0-2")
+    page.wait_for_selector(".ins-habits .ins-matrix", timeout=120_000)
+    fits(page, "Inspect: two agents side by side and their habits")
+    page.goto(f"{server}/inspect?agent=heuristic&game=fivethousand&seed=2")
+    page.wait_for_selector(".ins-panel .ins-options", timeout=120_000)
+    fits(page, "Inspect: 5000")
+
+
+def test_a_tap_on_a_score_button_during_the_countdown_scores_that_box(phone,
+                                                                       slow_timer_server):
+    """The press stops the countdown, whose line keeps its height: the button stays under
+    the finger, and the tap scores its box (it used to move 20 px and the tap was lost).
+    Without scroll anchoring (Safari has none), so that only the layout keeps it in place."""
+    page = phone(390)
+    start(page, slow_timer_server, "penta", [], seed=4, advisor=False)
+    page.evaluate("document.documentElement.style.overflowAnchor = 'none'")
+    for _ in range(2):
+        page.tap("#roll")
+        idle(page)
+    page.wait_for_selector("#timer[data-state='running']")
+    assert "The computer scores" in page.text_content("#timer")
+    box = page.get_attribute("#card button.score >> nth=0", "data-box")
+    button = f"#card button.score[data-box='{box}']"
+    page.locator(button).scroll_into_view_if_needed()
+    before = page.locator(button).bounding_box()
+    # where the button is once the press has stopped the countdown (the page's listener runs
+    # first, in the capture phase)
+    page.evaluate("""(sel) => document.addEventListener('pointerdown', () => {
+        window.tapped = document.querySelector(sel).getBoundingClientRect().y; })""", button)
+    page.tap(button, timeout=5_000)
+    idle(page)
+    assert page.evaluate("window.tapped") == pytest.approx(before["y"], abs=0.5)  # no move
+    assert page.text_content(f"#card td[data-seat='0'][data-box='{box}']") != ""
+    assert "round 2 of 13" in page.text_content("#status")
+    assert "is scored for you" not in page.text_content("#log")
+    assert page.is_hidden("#timer")  # the note went with the move
+
+
+def test_the_advisor_sits_next_to_the_dice_on_a_phone(phone, server):
+    page = phone(390)
+    start(page, server, "penta", ["heuristic"], seed=5, advisor=True)
+
+    def top(selector: str) -> float:
+        return page.locator(selector).bounding_box()["y"]
+
+    assert top("#dice") < top("#advice-panel") < top("#card")
+    assert top("#advice-panel") - (top("#dice") + page.locator("#dice").bounding_box()[
+        "height"]) < 200
+
+
+# -- the small bugs ------------------------------------------------------------------------------
+def test_game_over_hides_the_dice_and_new_game_plays_again(checked_page, server):
+    page = checked_page
+    start(page, server, "dice-poker", ["random"], seed=6, advisor=False)
+    for _ in range(15):
+        score_first_open_box(page)
+    assert page.is_visible("#summary") and page.is_hidden("#dice")
+    assert page.eval_on_selector("#dice", "e => getComputedStyle(e).display") == "none"
+    first = page.get_attribute("body", "data-game")
+    page.click("#summary #again")  # the same game and players, new dice
+    idle(page)
+    assert page.get_attribute("body", "data-game") != first
+    assert page.is_hidden("#summary") and page.is_visible("#dice")
+    assert "Dice Poker: round 1 of 15, your turn, roll 1 of 3" == page.text_content("#status")
+    assert page.text_content("#card thead").count("random") == 1
+    for _ in range(15):
+        score_first_open_box(page)
+    page.click("#summary #change")  # or change the players: the form, focused
+    assert page.evaluate("document.activeElement.id") == "game"
+
+
+def test_the_auto_score_note_goes_with_the_next_move(checked_page, slow_timer_server):
+    page = checked_page
+    start(page, slow_timer_server, "penta", ["heuristic"], seed=8, advisor=False)
+    for _ in range(2):
+        page.click("#roll")
+        idle(page)
+    page.wait_for_selector("#timer[data-state='running']")
+    page.click("#status")
+    assert page.text_content("#timer") == "Auto-score stopped: your choice."
+    score_first_open_box(page)  # the bot's turn follows, then round 2
+    assert page.is_hidden("#timer") and "round 2 of 13" in page.text_content("#status")
+    page.click("#roll")  # roll 2 of round 2
+    idle(page)
+    assert page.is_hidden("#timer")
+    page.click("#roll")  # roll 3: the countdown again, and a key stops it
+    idle(page)
+    page.wait_for_selector("#timer[data-state='running']")
+    page.keyboard.press("Shift")
+    assert page.is_visible("#timer")
+    page.select_option("#game", "fivethousand")
+    page.click("#bot-list button.remove")
+    page.click("#start")  # a new game of 5000: no note of the last game
+    idle(page)
+    assert page.is_hidden("#timer") and "5000" in page.text_content("#status")
+
+
+def test_inspect_status_line_follows_the_keys_and_the_panels_match(checked_page, server):
+    page = checked_page
+    page.goto(f"{server}/inspect?agent=greedy&agent2=heuristic&game=penta&seed=3")
+    page.wait_for_selector(".ins-panel .ins-options", timeout=120_000)
+    status = "#ins-status"
+    page.keyboard.press("End")
+    page.keyboard.press("n")
+    assert page.text_content(status) == "no costly decision after this one"
+    page.keyboard.press("Home")
+    assert page.text_content(status) == ""
+    page.keyboard.press("p")
+    assert page.text_content(status) == "no costly decision before this one"
+    page.keyboard.press("n")  # greedy's first costly decision
+    assert page.text_content(status) == "" and page.locator(".ins-cell.current.costly").count()
+    page.keyboard.press("p")
+    assert page.text_content(status) == "no costly decision before this one"
+    page.keyboard.press("ArrowRight")
+    assert page.text_content(status) == ""
+    # the two panels side by side: the same grid, column for column
+    layout = page.evaluate("""() => [...document.querySelectorAll('.ins-panel')].map((p) => {
+        const left = p.getBoundingClientRect().left;
+        const at = (sel) => [...p.querySelectorAll(sel)].map((e) => {
+          const r = e.getBoundingClientRect();
+          return [Math.round(r.left - left), Math.round(r.width)];
+        });
+        return {card: at('.ins-card-table'), options: at('.ins-options-box'),
+                columns: at('.ins-options thead th'), width: Math.round(p.offsetWidth)};
+    })""")
+    assert len(layout) == 2 and layout[0]["card"] and layout[0] == layout[1]
+    assert layout[0]["options"][0][0] > layout[0]["card"][0][0]  # the options beside the card
+
+
+def test_the_favicon(checked_page, server):
+    page = checked_page
+    assert page.request.get(server + "/favicon.ico").status == 200
+    page.goto(server + "/")
+    href = page.get_attribute("link[rel='icon']", "href")
+    answer = page.request.get(server + href)
+    assert answer.status == 200 and answer.headers["content-type"].startswith("image/svg")
+    page.goto(f"{server}/inspect")
+    page.wait_for_selector("#ins-form:not([hidden])")
+    assert page.get_attribute("link[rel='icon']", "href") == href
+
+
+# -- a table that must first be prepared (202 and a job) -----------------------------------------
+def _job(state: str, progress: float, error: str | None = None) -> dict:
+    return {"job": "j1", "what": "the optimal tables of Dice Poker", "progress": progress,
+            "state": state, "error": error, "estimated": False}
+
+
+def _fake_preparing(page, url: str, steps: list[dict]):
+    """The first request whose URL matches the regular expression ``url`` answers 202 with
+    job ``j1``, whose polls answer ``steps`` in turn (the last one again and again); later
+    requests reach the server."""
+    import json
+
+    asked = []
+
+    def first_202(route):
+        if asked:
+            route.continue_()
+            return
+        asked.append(route.request.url)
+        route.fulfill(status=202, content_type="application/json",
+                      body=json.dumps({"preparing": _job("running", 0.1)}))
+
+    polls = []
+
+    def job(route):
+        polls.append(1)
+        route.fulfill(status=200, content_type="application/json",
+                      body=json.dumps(steps[min(len(polls), len(steps)) - 1]))
+
+    page.route(re.compile(url), first_202)
+    page.route(re.compile(r"/api/jobs/j1$"), job)
+    return asked, polls
+
+
+def test_a_game_waits_for_its_table_with_progress_then_starts(checked_page, server):
+    page = checked_page
+    steps = [_job("running", 0.4)] * 3 + [_job("done", 1.0)]
+    asked, polls = _fake_preparing(page, r"/api/games$", steps)
+    page.goto(server + "/")
+    page.wait_for_selector("body[data-ready='1']")
+    page.select_option("#game", "dice-poker")
+    page.click("#start")
+    page.wait_for_selector("#preparing-text:text('Preparing the optimal tables of Dice Poker: "
+                           "40 %')")
+    idle(page)  # the job is done: the page asked again, and the game began
+    assert len(asked) == 1 and len(polls) == 4 and page.is_hidden("#preparing")
+    assert "Dice Poker: round 1 of 15, your turn" in page.text_content("#status")
+
+
+def test_a_failed_job_shows_its_error(checked_page, server):
+    page = checked_page
+    _fake_preparing(page, r"/api/games$", [_job("failed", 0.3, "the solver ran out of memory")])
+    page.goto(server + "/")
+    page.wait_for_selector("body[data-ready='1']")
+    page.click("#start")
+    page.wait_for_selector("#setup-error:not([hidden])")
+    assert page.text_content("#setup-error") == ("Could not prepare the optimal tables of Dice "
+                                                 "Poker: the solver ran out of memory")
+    assert page.is_hidden("#table") and page.is_hidden("#preparing")
+
+
+def test_an_inspection_waits_for_its_job_with_progress(checked_page, server):
+    page = checked_page
+    steps = [_job("queued", 0.0), _job("running", 0.4), _job("running", 0.4), _job("done", 1.0)]
+    asked, polls = _fake_preparing(page, r"/api/inspect\?", steps)
+    page.goto(f"{server}/inspect?agent=greedy&game=penta&seed=3")
+    page.wait_for_selector("#ins-status:text('preparing the optimal tables of Dice Poker: 40 %')")
+    page.wait_for_selector(".ins-panel .ins-options", timeout=120_000)
+    assert len(asked) == 1 and len(polls) == 4 and page.text_content("#ins-status") == ""
+
+
+# -- pass and play -------------------------------------------------------------------------------
+def test_two_people_play_a_whole_penta_game_at_one_screen(checked_page, timer_server):
+    """Ann and Bob take turns, each announced by name; the advisor advises whoever is to move
+    (on their own card), the auto-score timer scores for Bob on his turn, and the summary
+    ranks both totals."""
+    page = checked_page
+    optimal = agents.make("optimal", "penta")
+    start(page, timer_server, "penta", [], seed=12, advisor=True, people=["Ann", "Bob"])
+    assert page.text_content("#turn-banner") == "Ann's turn"
+    assert page.text_content("#advice-title") == "Advisor for Ann"
+    assert "Penta: round 1 of 13, Ann's turn, roll 1 of 3" == page.text_content("#status")
+    check_penta_advice(page, optimal)
+    page.locator("#card button.score").first.click()  # Ann scores Aces
+    idle(page)
+    assert page.text_content("#turn-banner") == "Bob's turn"
+    assert page.text_content("#advice-title") == "Advisor for Bob"
+    assert "round 1 of 13, Bob's turn" in page.text_content("#status")
+    assert re.search(r"Ann scores \d+ in Aces", page.text_content("#log"))
+    assert "Ann's choice (score Aces" in page.text_content("#log")
+    bob = page.eval_on_selector_all(  # Bob's own card: Aces is open to him
+        "#card td[data-seat='1'][data-box]", "cells => cells.map((c) => c.textContent)")
+    assert bob == [""] * 13 and page.locator("#card button.score[data-box='0']").count() == 1
+    screen = page.evaluate(READ_PENTA.replace("data-seat='0'", "data-seat='1'"))
+    card = {"dice": sorted(screen["dice"]), "rolls_left": screen["rollsLeft"],
+            "scores": screen["scores"], "penta_bonus": screen["bonus"]}
+    best = next(iter(optimal.advise(card).items()))
+    assert screen["advice"][0] == [best[0], f"{best[1]:.2f}"]
+    page.set_checked("#advisor", False)
+    idle(page)
+    for _ in range(2):
+        page.click("#roll")
+        idle(page)
+    page.wait_for_selector("#timer[data-state='running']")
+    assert "for Bob" in page.text_content("#timer")
+    page.wait_for_selector("text=is scored for Bob", timeout=10_000)  # Bob waits: it fires
+    idle(page)
+    rounds = 1
+    while page.is_hidden("#summary"):
+        banner = page.text_content("#turn-banner")
+        assert banner in ("Ann's turn", "Bob's turn")
+        if banner == "Ann's turn":
+            rounds += 1
+            assert f"round {rounds} of 13, Ann's turn, roll 1 of 3" in page.text_content(
+                "#status")
+        score_first_open_box(page)
+    assert rounds == 13
+    log = page.text_content("#log")
+    assert log.count("Ann's turn") == 13 and log.count("Bob's turn") == 13
+    totals = {name: int(page.text_content(f"#card tr[data-row='total'] td[data-seat='{i}']"))
+              for i, name in enumerate(["Ann", "Bob"])}
+    rows = page.eval_on_selector_all("#summary table.standings tbody tr", """rows => rows.map(
+        (r) => [...r.children].map((c) => c.textContent))""")
+    assert [(name, int(total)) for _, name, total in rows] == sorted(
+        totals.items(), key=lambda kv: -kv[1])
+    summary = page.text_content("#summary")
+    if totals["Ann"] == totals["Bob"]:
+        assert [place for place, _, _ in rows] == ["1 (shared)", "1 (shared)"]
+        assert f"Tie: Ann, Bob share the top with {totals['Ann']}: nobody wins" in summary
+    else:
+        winner = max(totals, key=totals.get)
+        assert [place for place, _, _ in rows] == ["1", "2"] and f"Winner: {winner}" in summary
+    assert page.text_content("#turn-banner") == "Game over"

@@ -2,10 +2,14 @@
 ``python scripts/web.py``): play Penta, Dice Poker and 5000 in the browser, alone or against up
 to five bots, with the optimal advisor, and inspect agents' games.
 
-The server binds 127.0.0.1 unless ``--host`` says otherwise.  Needs the ``web`` extra.
+The server binds 127.0.0.1 unless ``--host`` says otherwise.  Long work (solving the tables
+the advisor and the optimal bots read, inspections) runs in worker processes (``--workers``)
+and the page shows its progress; ``--prepare`` solves every table ahead of time and exits.
+Needs the ``web`` extra.
 
 Example:
   dice-env web --port 8080 --agent mine=runs/my_dqn.zip
+  dice-env web --prepare
 """
 
 from __future__ import annotations

@@ -1,14 +1,16 @@
-"""A human's game of 5000 without a screen: the model both front-ends drive.
+"""A game of 5000 of people at one screen, without the screen: the model both front-ends
+drive.
 
-:class:`FiveThousandSession` holds one game for a human at seat 0 (who opens) against bots,
-or alone: the seats and their bots, one decision at a time on the one-game core
-(:class:`dice_env.fivethousand.single.FiveThousandGame`, what the envs play), the optimal
-advisor's values (win probability; alone, the expected turns still to play), its verdict on
-each of the human's decisions, the refusal of a bank the rules forbid and the summary.  The
+:class:`FiveThousandSession` holds one game for one or more people (the first seats; seat 0
+opens) and bots, or one person alone: the seats and their bots, one decision at a time on the
+one-game core (:class:`dice_env.fivethousand.single.FiveThousandGame`, what the envs play), the
+optimal advisor's values for whichever person is to move (win probability; alone, the expected
+turns still to play), its verdict on each person's decisions, the refusal of a bank the rules
+forbid, what a bank would do now (an overshoot's gift) and the summary with the standings.  The
 bots see what they see inside :class:`~dice_env.fivethousand.env.FiveThousandEnv` (their own
-observation and the int8 mask), seeded from the game's generator in the same order, so a seed
-deals the same game as the env with ``agent_seat=0``; alone, the game ends after
-:data:`~dice_env.fivethousand.solo.DEFAULT_MAX_TURNS` turns as in the solo env.  Nothing here
+observation and the int8 mask), seeded from the game's generator in the same order, so with
+one person a seed deals the same game as the env with ``agent_seat=0``; alone, the game ends
+after :data:`~dice_env.fivethousand.solo.DEFAULT_MAX_TURNS` turns as in the solo env.  Nothing here
 reads input or writes output (:mod:`agents.play.terminal.fivethousand_game` is the terminal's
 screen, :mod:`agents.play.web` the browser's).
 """
@@ -22,13 +24,26 @@ from typing import Any
 import numpy as np
 
 from agents.play.advisors import fivethousand_advisor, load_fivethousand_tables
-from agents.play.seats import AdviceLog, IllegalMove, make_bot, unique_names
+from agents.play.seats import (
+    YOU,
+    AdviceLog,
+    IllegalMove,
+    PersonResult,
+    Standing,
+    check_people,
+    check_seats,
+    make_bot,
+    standings,
+    unique_names,
+)
 from dice_env.fivethousand import rules as R
 from dice_env.fivethousand.rules import FiveThousandRules
 
 ROLL, BANK = R.ROLL, R.BANK
-#: the most bots a human's game of 5000 seats (the env seats up to eight players)
-MAX_BOTS = 7
+#: the most players a game of 5000 seats (as the env)
+MAX_PLAYERS = 8
+#: the most bots (one seat at least is a person's)
+MAX_BOTS = MAX_PLAYERS - 1
 
 
 def action_name(action: int) -> str:
@@ -38,7 +53,7 @@ def action_name(action: int) -> str:
 
 @dataclass(frozen=True)
 class FiveThousandVerdict:
-    """The advisor's verdict on one of the human's decisions."""
+    """The advisor's verdict on one of a person's decisions."""
 
     action: int
     value: float
@@ -50,7 +65,7 @@ class FiveThousandVerdict:
 
 @dataclass(frozen=True)
 class FiveThousandMove:
-    """One decision played (a bot's or the human's) and what followed it."""
+    """One decision played (a bot's or a person's) and what followed it."""
 
     seat: int
     name: str
@@ -71,40 +86,54 @@ class FiveThousandSummary:
     scores: list[int]
     #: the winning seat, or None (no winner yet, or alone and out of turns)
     winner: int | None
-    #: the human's completed turns
+    #: the first person's completed turns
     turns: int
     #: alone: the target was reached
     reached: bool
-    #: the advisor's total expected loss, None if it never judged a decision
+    #: the advisor's total expected loss over every person's decisions, None if it never
+    #: judged one
     loss: float | None
     decisions: int
     unit: str
+    #: every player, best first: the winner, then the highest scores
+    standings: tuple[Standing, ...] = ()
+    #: each person's judged decisions, in seat order
+    people: tuple[PersonResult, ...] = ()
 
 
 class FiveThousandSession:
-    """A game of 5000 for a human at seat 0 against ``opponents`` (bot names), or alone.
+    """A game of 5000 of ``people`` (at the first seats) and ``opponents`` (bot names), or of
+    one person alone.
 
     Args:
-        opponents: the bots' names (at most :data:`MAX_BOTS`); none: the solo game.
+        opponents: the bots' names (with the people, at most :data:`MAX_PLAYERS` players).
         seed: seeds the dice and the bots (``None``: fresh entropy).
         advise: start with the advisor on (:meth:`set_advise` turns it on and off).
         bot_factory: ``(name, game) -> player`` (default: the registered players).
+        people: the names of the people at the screen, in seat order (checked by
+            :func:`~agents.play.seats.check_people`; default: one person, ``you``).
     """
 
     def __init__(self, opponents: Sequence[str], seed: int | None = None, advise: bool = False,
-                 bot_factory: Callable[[str, str], Any] = make_bot) -> None:
+                 bot_factory: Callable[[str, str], Any] = make_bot,
+                 people: Sequence[str] | None = None) -> None:
         from dice_env.fivethousand.bots import as_policy
         from dice_env.fivethousand.single import FiveThousandGame
         from dice_env.fivethousand.solo import DEFAULT_MAX_TURNS
 
+        humans = check_people(people)
         if len(opponents) > MAX_BOTS:
             raise ValueError(f"5000 seats at most {MAX_BOTS} bots")
+        check_seats(len(humans), len(opponents), MAX_PLAYERS)
         self.rules = FiveThousandRules()
         self.bots = [bot_factory(name, "fivethousand") for name in opponents]
-        self.names = unique_names(["you", *opponents])
-        self.solo = not self.bots
+        self.names = unique_names([*humans, *opponents])
+        #: the people's seats
+        self.people = list(range(len(humans)))
+        self.solo = len(self.names) == 1
         self.max_turns = DEFAULT_MAX_TURNS if self.solo else None
-        self._policies = [as_policy(b) for b in self.bots]
+        #: each bot's policy, by seat
+        self._policies = {len(humans) + i: as_policy(b) for i, b in enumerate(self.bots)}
         # as FiveThousandEnv.reset(seed=...): the bots' seeds first, then the first throw
         self.rng = np.random.default_rng(seed)
         if self.bots:
@@ -122,13 +151,25 @@ class FiveThousandSession:
         #: what happened before the first decision (the openers' busts)
         self.start_events = [{"type": "bust", "player": i % len(self.names), "lost": 0,
                               "dice": None, "opening": True} for i in range(opening)]
-        self.log = AdviceLog(lower_is_better=self.solo,
-                             unit="turns" if self.solo else "percentage points of win chance")
+        unit = "turns" if self.solo else "percentage points of win chance"
+        #: the advisor's verdicts on each person's decisions, by seat
+        self.logs = {seat: AdviceLog(lower_is_better=self.solo, unit=unit)
+                     for seat in self.people}
         self.advisor: Any | None = None
         self._decision = 0
         self._advice: tuple[int, dict[int, float]] | None = None
         self._tables_loaded = False
         self.set_advise(advise)
+
+    @property
+    def log(self) -> AdviceLog:
+        """The advice log of the first person (the only one of a one-person game)."""
+        return self.logs[self.people[0]]
+
+    @property
+    def unnamed(self) -> bool:
+        """One person whom nobody named: the screens speak to them as "you"."""
+        return self.names[:len(self.people)] == [YOU]
 
     # -- where the game stands ---------------------------------------------------------------
     @property
@@ -155,15 +196,25 @@ class FiveThousandSession:
         g = self.game
         return g.finished() or (self.max_turns is not None and g.turns[0] >= self.max_turns)
 
+    def is_person(self, seat: int) -> bool:
+        """Seat ``seat`` is a person's."""
+        return seat < len(self.people)
+
     def human_to_move(self) -> bool:
-        """The human (seat 0) decides now."""
-        return not self.over() and self.game.current == 0
+        """A person (any of the people's seats) decides now."""
+        return not self.over() and self.is_person(self.game.current)
+
+    def mover_name(self) -> str:
+        """The name of the player to move."""
+        return self.names[self.game.current]
 
     def state(self) -> dict:
-        """The game as the env's state dict (what the advisor reads)."""
+        """The game as the env's state dict, seen by the player to move (what the advisor
+        reads)."""
         from dice_env.fivethousand.state import state_to_dict
 
-        return state_to_dict(self.rules, self.game.to_state(), 0, agent_seat=0)
+        return state_to_dict(self.rules, self.game.to_state(), 0,
+                             agent_seat=self.game.current)
 
     def mask(self) -> list[int]:
         """The legal actions of the player to move (0/1: roll on, bank)."""
@@ -179,6 +230,26 @@ class FiveThousandSession:
         g = self.game
         return R.bank_refusal(self.rules, g.scores[g.current], self.turn_total())
 
+    def bank_preview(self) -> dict | None:
+        """What banking the turn total now would do, when it would overshoot the target:
+        ``{"by": points past the target, "points": the turn total, "outcome": "gift" |
+        "lost_no_receiver" | "lost_receiver_over", "to": the receiver's seat or None,
+        "wins": the gift takes its receiver to the target}`` (docs/rules.md, 2.4: all the
+        banked points go, not only the excess); None when a bank would not overshoot."""
+        g = self.game
+        points = self.turn_total()
+        by = g.scores[g.current] + points - self.rules.target
+        if self.over() or by <= 0:
+            return None
+        n = len(g.scores)
+        new, bumped = [0] * n, [False] * n
+        outcome, receiver, winner = R.bank_one(self.rules.target, list(g.scores), g.current,
+                                               points, new, bumped)
+        kind = {R.GIFTED: "gift", R.GIFT_LOST_NO_RECEIVER: "lost_no_receiver",
+                R.GIFT_LOST_OVERSHOOT: "lost_receiver_over"}[int(outcome)]
+        return {"by": int(by), "points": int(points), "outcome": kind,
+                "to": int(receiver) if receiver >= 0 else None, "wins": winner >= 0}
+
     # -- decisions -----------------------------------------------------------------------------
     def _play(self, action: int, verdict: FiveThousandVerdict | None = None
               ) -> FiveThousandMove:
@@ -193,12 +264,12 @@ class FiveThousandSession:
 
         g = self.game
         seat = g.current
-        if seat == 0 or self.over():
+        if self.is_person(seat) or self.over():
             raise RuntimeError("no bot is to move")
         mask = g.action_mask()
         obs = encode_observation_one(self.rules, g.scores, g.current, g.turn_total, g.roll,
                                      g.turns, g.winner, seat, self.max_turns)
-        action = self._policies[seat - 1](obs, np.array(mask, dtype=np.int8))
+        action = self._policies[seat](obs, np.array(mask, dtype=np.int8))
         try:
             a = int(action)
         except (TypeError, ValueError, OverflowError):
@@ -208,17 +279,18 @@ class FiveThousandSession:
         return self._play(a)
 
     def play_bots(self) -> list[FiveThousandMove]:
-        """Every bot decision until the human's turn (or the end)."""
+        """Every bot decision until a person's turn (or the end)."""
         moves = []
-        while not self.over() and self.game.current != 0:
+        while not self.over() and not self.is_person(self.game.current):
             moves.append(self.bot_step())
         return moves
 
     def check_action(self, action: int) -> int:
-        """``action`` if the human may play it now, else ``IllegalMove`` saying why."""
+        """``action`` if the person to move may play it now, else ``IllegalMove`` saying
+        why."""
         if self.over():
             raise IllegalMove("The game is over.")
-        if self.game.current != 0:
+        if not self.is_person(self.game.current):
             raise IllegalMove(f"It is {self.names[self.game.current]}'s turn.")
         mask = self.mask()
         legal = [action_name(a) for a in (ROLL, BANK) if mask[a]]
@@ -230,8 +302,9 @@ class FiveThousandSession:
         return action
 
     def advice(self) -> dict[int, float] | None:
-        """``{action: value}`` of the human's options, best first: the chance of winning
-        (alone: the expected turns still to play); None when off or not the human's turn."""
+        """``{action: value}`` of the options of the person to move, best first: the chance
+        of winning (alone: the expected turns still to play); None when off or a bot is to
+        move."""
         if self.advisor is None or not self.human_to_move():
             return None
         if self._advice is None or self._advice[0] != self._decision:
@@ -242,8 +315,10 @@ class FiveThousandSession:
         return self._advice[1]
 
     def play(self, action: int) -> FiveThousandMove:
-        """Play the human's ``action`` (checked); with the advisor on, its verdict is logged."""
+        """Play the ``action`` of the person to move (checked); with the advisor on, its
+        verdict is logged in that person's log."""
         self.check_action(action)
+        seat = self.game.current
         values = self.advice()
         verdict = None
         if values is not None:
@@ -251,14 +326,19 @@ class FiveThousandSession:
             mine = values.get(action, best)
             cost = max(mine - best, 0.0) if self.solo else max(best - mine, 0.0) * 100
             verdict = FiveThousandVerdict(action, mine, best_action, best, cost)
-            self.log.losses.append(cost)
+            self.logs[seat].losses.append(cost)
         self._decision += 1
         return self._play(action, verdict)
 
     def summary(self) -> FiveThousandSummary:
-        """Scores, the winner and the advisor's total expected loss."""
+        """Scores, the winner, the standings and the advisor's total expected loss (each
+        person's, and all of them together)."""
         g = self.game
+        winner = g.winner if g.winner >= 0 else None
+        losses = [x for seat in self.people for x in self.logs[seat].losses]
+        people = tuple(PersonResult.of(seat, self.names[seat], self.logs[seat])
+                       for seat in self.people)
         return FiveThousandSummary(
-            list(g.scores), g.winner if g.winner >= 0 else None, g.turns[0],
-            g.scores[0] == self.rules.target, self.log.total if self.log.losses else None,
-            len(self.log.losses), self.log.unit)
+            list(g.scores), winner, g.turns[0], g.scores[0] == self.rules.target,
+            float(sum(losses)) if losses else None, len(losses), self.log.unit,
+            tuple(standings(self.names, list(g.scores), self.people, winner)), people)

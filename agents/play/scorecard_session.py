@@ -1,13 +1,16 @@
-"""A human's scorecard game without a screen: the model both front-ends drive.
+"""A scorecard game of people at one screen, without the screen: the model both front-ends
+drive.
 
-:class:`ScorecardSession` holds one game of Penta, Dice Poker or a Yahtzee preset for a human
-(seat 0, first in every round) against up to five bots, on one :class:`ScorecardTable` (the
-multi-player match core): the seats and their bots, the optimal advisor (each option's expected
-final score and, against bots, its chance of winning), the advisor's verdict on each of the
-human's decisions, the computer's choice that the auto-score timer scores, the checks of a
-move (with the messages a person reads) and the summary at the end.  Nothing here reads input
-or writes output: the terminal program (:mod:`agents.play.terminal.scorecard_game`) and the web
-app (:mod:`agents.play.web`) show the same game on different screens.  Every rule (rolls, masks,
+:class:`ScorecardSession` holds one game of Penta, Dice Poker or a Yahtzee preset for one or
+more people (the first seats; seat 0 opens every round) and up to five bots, at most six
+seats in all (a person alone plays solitaire), on one :class:`ScorecardTable` (the multi-player
+match core): the seats and their bots, the optimal advisor (each option's expected final score
+and, with others at the table, its chance of winning) for whichever person is to move, the
+advisor's verdict on each person's decisions, the computer's choice that the auto-score timer
+scores, the checks of a move (with the messages a person reads) and the summary and standings
+at the end.  Nothing here reads input or writes output: the terminal program
+(:mod:`agents.play.terminal.scorecard_game`) and the web app (:mod:`agents.play.web`) show the
+same game on different screens.  Every rule (rolls, masks,
 points, the Joker, the bonuses) comes from :mod:`dice_env` through the table.
 """
 
@@ -21,7 +24,19 @@ import numpy as np
 
 from agents.play.advisors import scorecard_advisor, win_advisor
 from agents.play.scorecard_table import ScorecardTable
-from agents.play.seats import AdviceLog, IllegalMove, Seat, make_bot, unique_names
+from agents.play.seats import (
+    YOU,
+    AdviceLog,
+    IllegalMove,
+    PersonResult,
+    Seat,
+    Standing,
+    check_people,
+    check_seats,
+    make_bot,
+    standings,
+    unique_names,
+)
 from dice_env import dice as D
 from dice_env.scorecard.rules import Rules
 
@@ -44,6 +59,13 @@ def hold_text(dice: Sequence[int], hold: int) -> str:
     """``hold [3 3]`` or ``reroll all``."""
     kept = held_dice(dice, hold)
     return f"hold {dice_text(kept)}" if kept else "reroll all"
+
+
+def third_person(text: str) -> str:
+    """A move in words said of someone else: ``hold [3 3]`` -> ``holds [3 3]``, ``reroll
+    all`` -> ``rerolls all``."""
+    verb, _, rest = text.partition(" ")
+    return f"{verb}s {rest}".rstrip()
 
 
 def action_text(rules: Rules, dice: Sequence[int], action: int, points: Sequence[int]) -> str:
@@ -104,7 +126,7 @@ class Advice:
 
 @dataclass(frozen=True)
 class Verdict:
-    """The advisor's verdict on one of the human's decisions."""
+    """The advisor's verdict on one of a person's decisions."""
 
     action: int
     text: str
@@ -118,7 +140,7 @@ class Verdict:
 
 @dataclass(frozen=True)
 class ScorecardMove:
-    """One decision played (a bot's or the human's)."""
+    """One decision played (a bot's or a person's)."""
 
     seat: int
     name: str
@@ -153,48 +175,77 @@ class ScorecardSummary:
     totals: list[int]
     #: the seats with the highest total
     winners: list[int]
-    #: the advisor's total expected loss, None if it never judged a decision
+    #: the advisor's total expected loss over every person's decisions, None if it never
+    #: judged one
     loss: float | None
     decisions: int
     #: the optimal player's expected final score from a new game (with an advisor)
     expected_score: float | None
+    #: every player, best first (a shared top as docs/rules.md, 1.6)
+    standings: tuple[Standing, ...] = ()
+    #: each person's judged decisions, in seat order
+    people: tuple[PersonResult, ...] = ()
 
 
 class ScorecardSession:
-    """A scorecard game for a human at seat 0 against ``opponents`` (bot names).
+    """A scorecard game of ``people`` (at the first seats) and ``opponents`` (bot names).
 
     Args:
         rules: the game.
-        opponents: the bots' names, at most five (the match core seats six players).
-        seed: seeds the dice and the bots (``None``: fresh entropy).
+        opponents: the bots' names (with the people, at most six players: the match core's
+            seats).
+        seed: seeds the dice and the bots (``None``: fresh entropy); a seed deals the same
+            dice and bots whatever the people's names.  Seat ``k`` throws the dice of game
+            ``k`` of ``dice-env evaluate --seed SEED`` (the stream ``(SEED, k)`` of
+            :class:`~dice_env.dice.DiceStream`): for the same decisions, the first seat's game
+            is the one ``dice-env replay --seed SEED`` shows.
         advise: start with the advisor on (:meth:`set_advise` turns it on and off).
         bot_factory: ``(name, game) -> player`` (default :func:`~agents.play.seats.make_bot`:
             the registered players); a ``ValueError`` from it refuses the name.
+        people: the names of the people at the screen, in seat order (checked by
+            :func:`~agents.play.seats.check_people`; default: one person, ``you``).
     """
 
     def __init__(self, rules: Rules, opponents: Sequence[str], seed: int | None = None,
                  advise: bool = False,
-                 bot_factory: Callable[[str, str], Any] = make_bot) -> None:
+                 bot_factory: Callable[[str, str], Any] = make_bot,
+                 people: Sequence[str] | None = None) -> None:
         from dice_env.scorecard.match import MAX_PLAYERS
 
-        if len(opponents) > MAX_PLAYERS - 1:
-            raise ValueError(f"a scorecard game seats at most {MAX_PLAYERS - 1} bots")
+        humans = check_people(people)
+        check_seats(len(humans), len(opponents), MAX_PLAYERS)
         self.rules = rules
         seq = np.random.SeedSequence(seed)
         dice_seq, *bot_seqs = seq.spawn(len(opponents) + 1)
-        self.names = unique_names(["you", *opponents])
-        self.seats = [Seat(self.names[0], None)]
-        for name, bot_name, bot_seq in zip(self.names[1:], opponents, bot_seqs, strict=True):
+        self.names = unique_names([*humans, *opponents])
+        self.seats = [Seat(name, None) for name in self.names[:len(humans)]]
+        for name, bot_name, bot_seq in zip(self.names[len(humans):], opponents, bot_seqs,
+                                           strict=True):
             bot = bot_factory(bot_name, rules.name)
             bot.seed(int(bot_seq.generate_state(1)[0]))
             self.seats.append(Seat(name, bot))
-        self.table = ScorecardTable(rules, len(self.seats), np.random.default_rng(dice_seq))
+        #: the people's seats
+        self.people = list(range(len(humans)))
+        dice = (np.random.default_rng(dice_seq) if seed is None
+                else D.DiceStream(int(seed), np.arange(len(self.seats))))
+        self.table = ScorecardTable(rules, len(self.seats), dice)
         self.advisor: Any | None = None
         self.win_advisor: Any | None = None
-        self.log = AdviceLog()
-        self._decision = 0  # counts the human's decisions (the advice cache's key)
+        #: the advisor's verdicts on each person's decisions, by seat
+        self.logs = {seat: AdviceLog() for seat in self.people}
+        self._decision = 0  # counts the people's decisions (the advice cache's key)
         self._advice: tuple[int, Advice] | None = None
         self.set_advise(advise)
+
+    @property
+    def log(self) -> AdviceLog:
+        """The advice log of the first person (the only one of a one-person game)."""
+        return self.logs[self.people[0]]
+
+    @property
+    def unnamed(self) -> bool:
+        """One person whom nobody named: the screens speak to them as "you"."""
+        return self.names[:len(self.people)] == [YOU]
 
     # -- where the game stands ---------------------------------------------------------------
     @property
@@ -216,9 +267,17 @@ class ScorecardSession:
         """Every card is full."""
         return self.table.over()
 
+    def is_person(self, seat: int) -> bool:
+        """Seat ``seat`` is a person's."""
+        return self.seats[seat].person
+
     def human_to_move(self) -> bool:
-        """The human (seat 0) decides now."""
-        return not self.over() and self.table.current == 0
+        """A person (any of the people's seats) decides now."""
+        return not self.over() and self.is_person(self.table.current)
+
+    def mover_name(self) -> str:
+        """The name of the player to move (of the last mover once the game is over)."""
+        return self.names[self.table.current]
 
     def round_no(self, seat: int | None = None) -> int:
         """The round ``seat`` (default: the player to move) plays, from 1."""
@@ -239,7 +298,7 @@ class ScorecardSession:
         t = self.table
         me = t.current
         seat = self.seats[me]
-        if seat.bot is None or self.over():
+        if seat.person or self.over():
             raise RuntimeError("no bot is to move")
         dice = tuple(t.dice())
         obs = t.match_observation() if getattr(seat.bot, "reads_match", False) \
@@ -250,9 +309,9 @@ class ScorecardSession:
         return self._play(me, action, dice)
 
     def play_bots(self) -> list[ScorecardMove]:
-        """Every bot decision until the human's turn (or the end)."""
+        """Every bot decision until a person's turn (or the end)."""
         moves = []
-        while not self.over() and self.table.current != 0:
+        while not self.over() and not self.is_person(self.table.current):
             moves.append(self.bot_step())
         return moves
 
@@ -264,15 +323,15 @@ class ScorecardSession:
         return ScorecardMove(seat, self.names[seat], action, dice, points,
                              t.breakdowns()[seat]["total"], after, auto, verdict)
 
-    # -- the human's decisions -------------------------------------------------------------
+    # -- the people's decisions ------------------------------------------------------------
     def _require_human(self) -> None:
         if self.over():
             raise IllegalMove("The game is over.")
-        if self.table.current != 0:
+        if not self.is_person(self.table.current):
             raise IllegalMove(f"It is {self.names[self.table.current]}'s turn.")
 
     def legal_moves(self) -> list[str]:
-        """The human's legal moves in words (for a refusal's message)."""
+        """The legal moves of the person to move, in words (for a refusal's message)."""
         t = self.table
         moves = ["hold any dice and reroll"] if t.rolls_left() > 0 else []
         moves += [f"score {self.rules.labels[k]}" for k in np.flatnonzero(t.mask[N_HOLDS:])]
@@ -304,7 +363,7 @@ class ScorecardSession:
         if not 0 <= k < r.n_boxes:
             raise IllegalMove(f"There is no box {k}: boxes are 0 to {r.n_boxes - 1}.",
                               self.legal_moves())
-        filled = t.card(0)["scores"][k]
+        filled = t.card(t.current)["scores"][k]
         if filled is not None:
             raise IllegalMove(f"{r.labels[k]} is already filled ({filled}); choose an open box.",
                               self.legal_moves())
@@ -322,22 +381,22 @@ class ScorecardSession:
         return int(computer_choice(self.rules, self.table.card(self.table.current)))
 
     def auto_scores(self) -> bool:
-        """Whether the auto-score timer runs now: the human's decision after the last roll."""
+        """Whether the auto-score timer runs now: a person's decision after the last roll."""
         return self.human_to_move() and self.table.rolls_left() == 0
 
     def advice(self) -> Advice | None:
-        """The advisor's values of the human's options now (None when it is off or the human
-        is not to move); computed once per decision."""
+        """The advisor's values of the options of the person to move (None when it is off or
+        a bot is to move); computed once per decision."""
         if self.advisor is None or not self.human_to_move():
             return None
         if self._advice is not None and self._advice[0] == self._decision:
             return self._advice[1]
         t = self.table
-        st = t.card(0)
+        st = t.card(t.current)
         values = self.advisor.advise(st, canonical_holds=True)
         win = None
         if self.win_advisor is not None:
-            win = self.win_advisor.action_values(t.match_observation(0))
+            win = self.win_advisor.action_values(t.match_observation(t.current))
         order = list(values)
         shown = set(order[:TOP_ADVICE])
         best_box = next((a for a in order if a >= N_HOLDS), None)
@@ -354,10 +413,12 @@ class ScorecardSession:
         return advice
 
     def play(self, action: int, auto: bool = False) -> ScorecardMove:
-        """Play the human's legal ``action`` (from :meth:`hold_action`, :meth:`score_action` or
-        ``N_HOLDS + auto_box()``); with the advisor on, its verdict is logged and returned."""
+        """Play the legal ``action`` of the person to move (from :meth:`hold_action`,
+        :meth:`score_action` or ``N_HOLDS + auto_box()``); with the advisor on, its verdict is
+        logged in that person's log and returned."""
         self._require_human()
         t = self.table
+        seat = t.current
         if not (0 <= action < len(t.mask) and t.mask[action]):
             raise IllegalMove(f"Action {action} is not legal here.", self.legal_moves())
         dice = tuple(t.dice())
@@ -371,16 +432,20 @@ class ScorecardSession:
                               best_action,
                               action_text(self.rules, dice, best_action, t.box_points), best,
                               max(best - mine, 0.0))
-            self.log.losses.append(verdict.cost)
+            self.logs[seat].losses.append(verdict.cost)
         self._decision += 1
-        return self._play(0, action, dice, auto, verdict)
+        return self._play(seat, action, dice, auto, verdict)
 
     def summary(self) -> ScorecardSummary:
-        """Totals, winners and the advisor's total expected loss."""
+        """Totals, winners, the standings and the advisor's total expected loss (each
+        person's, and all of them together)."""
         totals = self.totals()
         best = max(totals)
-        judged = bool(self.log.losses)
+        losses = [x for seat in self.people for x in self.logs[seat].losses]
+        people = tuple(PersonResult.of(seat, self.names[seat], self.logs[seat])
+                       for seat in self.people)
         return ScorecardSummary(
             totals, [i for i, v in enumerate(totals) if v == best],
-            self.log.total if judged else None, len(self.log.losses),
-            None if self.advisor is None else float(self.advisor.expected_score))
+            float(sum(losses)) if losses else None, len(losses),
+            None if self.advisor is None else float(self.advisor.expected_score),
+            tuple(standings(self.names, totals, self.people)), people)

@@ -1,5 +1,6 @@
-"""Who sits at the table: the bots (built by name) and the optimal advisor, the log of the
-advisor's verdicts on the human's decisions, and the refusal of a move the rules forbid."""
+"""Who sits at the table: the people (checked names) and the bots (built by name), the log of
+the advisor's verdicts on a person's decisions, the standings at the end (a shared top as
+docs/rules.md, section 1.6, counts it) and the refusal of a move the rules forbid."""
 
 from __future__ import annotations
 
@@ -9,8 +10,14 @@ from typing import Any
 
 from agents.games import is_fivethousand
 
+#: the name of the one person of a game nobody named (the screens then say "you")
+YOU = "you"
+#: the longest name a person may give
+MAX_NAME = 24
+
 
 def unique_names(names: Sequence[str]) -> list[str]:
+    """``names`` with a number added to each repeat (``heuristic``, ``heuristic 2``)."""
     out: list[str] = []
     for name in names:
         candidate, i = name, 2
@@ -18,6 +25,90 @@ def unique_names(names: Sequence[str]) -> list[str]:
             candidate, i = f"{name} {i}", i + 1
         out.append(candidate)
     return out
+
+
+def check_people(people: Sequence[str] | None) -> list[str]:
+    """The names of the people at the screen, checked: none given is one person, ``you``.
+
+    Each name is trimmed (inner runs of spaces become one); ``ValueError`` with a readable
+    message for a name that is empty, longer than :data:`MAX_NAME` characters or holds a
+    control character, and for two people of the same name (case aside).
+    """
+    if people is None or len(people) == 0:
+        return [YOU]
+    out: list[str] = []
+    for raw in people:
+        if not isinstance(raw, str):
+            raise ValueError(f"a person's name must be text, got {type(raw).__name__}")
+        name = " ".join(raw.split())
+        if not name:
+            raise ValueError("a person's name is empty")
+        if len(name) > MAX_NAME:
+            raise ValueError(f"the name {name[:MAX_NAME]!r}... is longer than {MAX_NAME} "
+                             "characters")
+        if not name.isprintable():
+            raise ValueError(f"the name {name!r} holds a character that cannot be shown")
+        if name.casefold() in (o.casefold() for o in out):
+            raise ValueError(f"two people are called {name!r}: give each a name of their own")
+        out.append(name)
+    return out
+
+
+def check_seats(people: int, bots: int, most: int) -> None:
+    """``ValueError`` unless ``people`` (at least one) and ``bots`` make at most ``most``
+    seats."""
+    if people < 1:
+        raise ValueError("a game needs at least one person")
+    if people + bots > most:
+        raise ValueError(f"this game seats at most {most} players; {people} "
+                         f"{'person' if people == 1 else 'people'} and {bots} "
+                         f"{'bot' if bots == 1 else 'bots'} make {people + bots}")
+
+
+@dataclass(frozen=True)
+class Standing:
+    """One player's place at the end (or where the game stands)."""
+
+    seat: int
+    name: str
+    #: the TOTAL (scorecard games) or the score (5000)
+    total: int
+    #: 1 for the top; players level share a place (1, 1, 3)
+    place: int
+    #: another player has the same place
+    shared: bool
+    #: a person at the screen (else a bot)
+    person: bool
+
+
+def standings(names: Sequence[str], totals: Sequence[int], people: Sequence[int],
+              winner: int | None = None) -> list[Standing]:
+    """Every player, best first: the highest total on top, players level sharing a place
+    (``winner``: the seat that won outright -- 5000's, who reached the target -- placed first
+    whatever its score)."""
+    def key(seat: int) -> tuple[int, int]:
+        return (0 if seat == winner else 1, -int(totals[seat]))
+
+    order = sorted(range(len(names)), key=lambda i: (key(i), i))
+    places = {i: 1 + sum(key(j) < key(i) for j in order) for i in order}
+    return [Standing(i, names[i], int(totals[i]), places[i],
+                     sum(places[j] == places[i] for j in order) > 1, i in people)
+            for i in order]
+
+
+def result_line(table: Sequence[Standing]) -> str:
+    """The outcome in words: ``Winner: Ann`` for a sole top, else ``Tie: Ann, Bob share the
+    top with 230: nobody wins`` (docs/rules.md, 1.6: a shared top is no win)."""
+    top = [s for s in table if s.place == 1]
+    if len(top) == 1:
+        return f"Winner: {top[0].name}"
+    return (f"Tie: {', '.join(s.name for s in top)} share the top with {top[0].total}: "
+            "nobody wins")
+
+
+def standings_line(table: Sequence[Standing]) -> str:
+    """``Standings: 1. Ann 230 | 1. Bob 230 | 3. heuristic 190``."""
+    return "Standings: " + " | ".join(f"{s.place}. {s.name} {s.total}" for s in table)
 
 
 def load_fivethousand_optimal() -> Any | None:
@@ -66,15 +157,20 @@ class IllegalMove(ValueError):
 
 @dataclass
 class Seat:
-    """One player of a scorecard game: a name and, for a bot, the bot."""
+    """One player: a name and, for a bot, the bot (``None``: a person at the screen)."""
 
     name: str
     bot: Any | None
 
+    @property
+    def person(self) -> bool:
+        """A person plays this seat."""
+        return self.bot is None
+
 
 @dataclass
 class AdviceLog:
-    """The advisor's verdicts on the human's decisions."""
+    """The advisor's verdicts on one person's decisions."""
 
     lower_is_better: bool = False
     unit: str = "points"
@@ -84,3 +180,19 @@ class AdviceLog:
     def total(self) -> float:
         """Sum of the costs so far."""
         return float(sum(self.losses))
+
+
+@dataclass(frozen=True)
+class PersonResult:
+    """One person's game as the advisor judged it."""
+
+    seat: int
+    name: str
+    #: the total expected loss of the decisions it judged, None if it judged none
+    loss: float | None
+    decisions: int
+
+    @classmethod
+    def of(cls, seat: int, name: str, log: AdviceLog) -> PersonResult:
+        """The result of seat ``seat`` from its advice log."""
+        return cls(seat, name, log.total if log.losses else None, len(log.losses))

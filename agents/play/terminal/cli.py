@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from agents.games import FIVE_THOUSAND, SCORECARD, Game, resolve
+from agents.play.seats import check_people
 from agents.play.terminal.fivethousand_game import FiveThousandTerminalGame
 from agents.play.terminal.line_input import Terminal
 from agents.play.terminal.scorecard_game import ScorecardTerminalGame
@@ -39,7 +40,19 @@ class _Parser(argparse.ArgumentParser):
         return super().format_help() + EXAMPLE
 
 
-EXAMPLE = "\nExample:\n  dice-env play penta --advise --opponents heuristic\n"
+EXAMPLE = ("\nExamples:\n  dice-env play penta --advise --opponents heuristic\n"
+           "  dice-env play penta --people Ann,Bob --opponents heuristic\n")
+
+
+def _seconds(text: str) -> float:
+    """An argparse ``type``: a number of seconds, 0 or more."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not 0 <= value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be 0 (off) or more, got {text}")
+    return value
 
 
 def _seed(text: str) -> int:
@@ -67,14 +80,20 @@ def build_parser(prog: str = "dice-play") -> argparse.ArgumentParser:
     p.add_argument("--opponents", default="", metavar="NAMES",
                    help="comma-separated bots to play against, e.g. heuristic,optimal "
                         "(default: play alone)")
+    p.add_argument("--people", default="", metavar="NAMES",
+                   help="pass and play: comma-separated names of the people taking turns at "
+                        "this keyboard, in seat order, e.g. Ann,Bob (default: you alone); the "
+                        "bots sit after them")
     p.add_argument("--advise", action="store_true",
                    help="show the optimal player's value of each option and the cost of "
                         "your choices (against bots, each option's chance of winning too)")
-    p.add_argument("--auto-seconds", type=float, default=3.0, metavar="S",
+    p.add_argument("--auto-seconds", type=_seconds, default=3.0, metavar="S",
                    help="after the last roll, score the computer's choice if you have not "
                         "started typing within S seconds (0 disables; default 3; scorecard "
                         "games)")
-    p.add_argument("--seed", type=_seed, default=None, help="seed for a reproducible game")
+    p.add_argument("--seed", type=_seed, default=None,
+                   help="seed for a reproducible game; in the scorecard games your dice are "
+                        "those of `dice-env replay --seed SEED` for the same decisions")
     return p
 
 
@@ -94,18 +113,21 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None,
     args = parser.parse_args(argv)
     term = Terminal(stdin or sys.stdin, stdout or sys.stdout)
     opponents = [o.strip().lower() for o in args.opponents.split(",") if o.strip()]
-    if args.auto_seconds < 0:
-        parser.error("--auto-seconds must be 0 (off) or more")
+    people = [n for n in args.people.split(",") if n.strip()] or None
+    try:
+        check_people(people)
+    except ValueError as exc:
+        parser.error(f"argument --people: {exc}")
     try:
         game = _resolve_game(args.game)
         if game.family == FIVE_THOUSAND:
             if len(opponents) > 7:
                 raise ValueError("5000 seats at most 7 bots")
             session: ScorecardTerminalGame | FiveThousandTerminalGame = (
-                FiveThousandTerminalGame(term, opponents, args.seed, args.advise))
+                FiveThousandTerminalGame(term, opponents, args.seed, args.advise, people))
         else:
             session = ScorecardTerminalGame(game.rules, term, opponents, args.seed,
-                                            args.auto_seconds, args.advise)
+                                            args.auto_seconds, args.advise, people)
     except ValueError as exc:
         parser.error(str(exc))
     try:

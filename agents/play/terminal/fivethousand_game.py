@@ -1,13 +1,14 @@
 """A game of 5000 in the terminal: the :class:`~agents.play.fivethousand_session.
-FiveThousandSession` (the human at seat 0 against the bots, or alone) on a text screen, with
-what the bots did between the human's decisions and the optimal advisor."""
+FiveThousandSession` (one person or several passing the keyboard, against the bots, or one
+person alone) on a text screen, with what the others did between a person's decisions and the
+optimal advisor of whoever is to move."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 from agents.play.fivethousand_session import BANK, ROLL, FiveThousandSession
-from agents.play.seats import IllegalMove
+from agents.play.seats import IllegalMove, result_line, standings_line
 from agents.play.terminal.commands import (
     FIVE_THOUSAND_HELP,
     InputError,
@@ -18,22 +19,26 @@ from agents.play.terminal.line_input import Terminal
 
 
 class FiveThousandTerminalGame:
-    """A game of 5000 in the terminal: the human at seat 0 against the bots (or alone)."""
+    """A game of 5000 in the terminal: the people (``people``: their names, in seat order;
+    default one, ``you``) against the bots, or one person alone."""
 
     def __init__(self, term: Terminal, opponents: Sequence[str], seed: int | None,
-                 advise: bool) -> None:
-        self.session = FiveThousandSession(opponents, seed, advise)
+                 advise: bool, people: Sequence[str] | None = None) -> None:
+        self.session = FiveThousandSession(opponents, seed, advise, people=people)
         self.term = term
         self.advise = advise
         self.names = self.session.names
         self.rules = self.session.rules
+        #: the seat spoken to as "you" (None: every player by name)
+        self.you = 0 if self.session.unnamed else None
 
     def _show(self, events: list[dict]) -> None:
         from dice_env.fivethousand.render import render_game
 
         st = self.session.game.to_state()
         self.term.say("")
-        self.term.say(render_game(self.rules, st, names=self.names, events=events, you=0).rstrip())
+        self.term.say(render_game(self.rules, st, names=self.names, events=events,
+                                  you=self.you).rstrip())
 
     def _advice(self) -> None:
         values = self.session.advice()
@@ -50,8 +55,9 @@ class FiveThousandTerminalGame:
                 self.term.say(f"  {100 * v:7.2f}%  {'bank' if a == BANK else 'roll on'}")
 
     def _read_action(self) -> int:
+        who = "" if self.you is not None else f"{self.session.mover_name()}: "
         while True:
-            line = self.term.ask("roll on or bank [r/b]> ")
+            line = self.term.ask(f"{who}roll on or bank [r/b]> ")
             try:
                 cmd = parse_fivethousand_command(line or "")
                 if cmd.kind == "help":
@@ -72,17 +78,21 @@ class FiveThousandTerminalGame:
         self.term.say("")
         self.term.say("=== 5000 - game over ===")
         for event in events:
-            self.term.say("  . " + describe_event(event, self.names, you=0))
+            self.term.say("  . " + describe_event(event, self.names, you=self.you))
         scores = summary.scores
         self.term.say("Scores: " + " | ".join(f"{n} {s}" for n, s in zip(self.names, scores)))
+        if len(self.session.people) > 1:
+            self.term.say(standings_line(summary.standings))
         if self.session.solo:
             self.term.say(f"You reached {self.rules.target} in {summary.turns} turns."
                           if summary.reached else "Out of turns.")
         elif summary.winner is not None:
-            self.term.say(f"Winner: {self.names[summary.winner]}")
+            self.term.say(result_line(summary.standings))
         if self.advise and self.session.advisor is not None:
-            self.term.say(f"Total expected loss of your game: {self.session.log.total:.2f} "
-                          f"{summary.unit} over {summary.decisions} decisions.")
+            for person in summary.people:
+                whose = "your" if person.seat == self.you else f"{person.name}'s"
+                self.term.say(f"Total expected loss of {whose} game: {person.loss or 0:.2f} "
+                              f"{summary.unit} over {person.decisions} decisions.")
 
     def play(self) -> int:
         """Play the whole game; returns the exit status."""
@@ -96,7 +106,13 @@ class FiveThousandTerminalGame:
         try:
             for move in s.play_bots():
                 events += move.events
+            mover = None
             while not s.over():
+                if self.you is None and len(s.people) > 1 and s.game.current != mover:
+                    mover = s.game.current
+                    self.term.say("")
+                    self.term.say(f">>> {s.mover_name()}'s turn: pass the keyboard to "
+                                  f"{s.mover_name()}. <<<")
                 self._show(events)
                 self._advice()
                 move = s.play(self._read_action())
@@ -107,7 +123,8 @@ class FiveThousandTerminalGame:
                 for bot_move in s.play_bots():
                     events += bot_move.events
         except QuitGame:
-            self.term.say("You quit the game.")
+            self.term.say("You quit the game." if self.you is not None else
+                          f"{s.mover_name()} quit the game.")
             scores = s.game.scores
             self.term.say("Scores: " + " | ".join(f"{n} {s}" for n, s in zip(self.names, scores)))
             return 0

@@ -1,6 +1,7 @@
 """A scorecard game in the terminal: the :class:`~agents.play.scorecard_session.
-ScorecardSession` (the human at seat 0 and the bots in rotation, the optimal advisor's values
-before each decision and the cost of the choice after it) on a text screen."""
+ScorecardSession` (the people -- one, or several passing the keyboard -- and the bots in
+rotation, the optimal advisor's values before each decision of whoever is to move and the cost
+of the choice after it) on a text screen."""
 
 from __future__ import annotations
 
@@ -14,8 +15,9 @@ from agents.play.scorecard_session import (
     Verdict,
     dice_text,
     hold_text,
+    third_person,
 )
-from agents.play.seats import IllegalMove
+from agents.play.seats import IllegalMove, result_line, standings_line
 from agents.play.terminal.commands import (
     SCORECARD_HELP,
     InputError,
@@ -27,21 +29,29 @@ from agents.play.terminal.scorecard_screen import dice_lines, render_scorecards,
 from dice_env.scorecard.render import MUST_SCRATCH_WARNING
 from dice_env.scorecard.rules import Rules
 
+#: the prompt of one person whom nobody named (with names: ``Ann's move> ``)
 PROMPT = "your move> "
 
 
 class ScorecardTerminalGame:
-    """A game of a scorecard preset in the terminal: the human (seat 0) and the bots in
-    rotation, on one :class:`ScorecardSession`."""
+    """A game of a scorecard preset in the terminal: the people (``people``: their names, in
+    seat order; default one, ``you``) and the bots in rotation, on one
+    :class:`ScorecardSession`."""
 
     def __init__(self, rules: Rules, term: Terminal, opponents: Sequence[str], seed: int | None,
-                 auto_seconds: float, advise: bool) -> None:
-        self.session = ScorecardSession(rules, opponents, seed, advise)
+                 auto_seconds: float, advise: bool,
+                 people: Sequence[str] | None = None) -> None:
+        self.session = ScorecardSession(rules, opponents, seed, advise, people=people)
         self.rules = rules
         self.term = term
         self.auto_seconds = float(auto_seconds)
         self.names = self.session.names
         self.table = self.session.table
+        self.you = self.session.unnamed
+
+    def _mover(self) -> str:
+        """The person to move as the screen calls them: ``you``, or their name."""
+        return "you" if self.you else self.names[self.table.current]
 
     def _bot_turn(self) -> None:
         s = self.session
@@ -54,13 +64,14 @@ class ScorecardTerminalGame:
                      f"(total {move.total})")
         self.term.say("  . " + "; ".join(parts))
 
-    # -- the human's turn ----------------------------------------------------------------
+    # -- a person's turn -----------------------------------------------------------------
     def _show(self) -> None:
         r, t, s = self.rules, self.table, self.session
+        turn = "your turn" if self.you else f"{self._mover()}'s turn"
         self.term.say("")
-        self.term.say(f"=== {r.name} - round {s.round_no(0)} of {r.n_boxes} - your turn, roll "
+        self.term.say(f"=== {r.name} - round {s.round_no()} of {r.n_boxes} - {turn}, roll "
                       f"{s.roll_no()} of {r.rolls_per_turn} ===")
-        self.term.say(render_scorecards(t, self.names, now=0))
+        self.term.say(render_scorecards(t, self.names, now=t.current))
         self.term.say(totals_line(t, self.names))
         self.term.say(dice_lines(t.dice()))
         self.term.say(f"Rerolls left: {t.rolls_left()}")
@@ -84,27 +95,29 @@ class ScorecardTerminalGame:
         if len(advice.options) > len(shown):
             self.term.say(f"  ... and {len(advice.options) - len(shown)} more options")
 
-    def _judge(self, verdict: Verdict | None) -> None:
+    def _judge(self, verdict: Verdict | None, name: str) -> None:
         if verdict is None:
             return
-        self.term.say(f"Advisor: your choice ({verdict.text}) is worth {verdict.value:.2f}; "
+        whose = "your" if name == "you" else f"{name}'s"
+        self.term.say(f"Advisor: {whose} choice ({verdict.text}) is worth {verdict.value:.2f}; "
                       f"best {verdict.best:.2f} ({verdict.best_text}); "
-                      f"cost of your choice: {verdict.cost:.2f}")
+                      f"cost of {whose} choice: {verdict.cost:.2f}")
 
     def _read_action(self) -> tuple[int, bool]:
         """Ask until the player gives a legal action (or the auto-score timer runs out):
         ``(action, auto)``; a hold comes back as the canonical hold of the same dice."""
         r, s = self.rules, self.session
         timed = s.auto_scores() and self.auto_seconds > 0
+        whose = "your" if self.you else f"{self._mover()}'s"
         while True:
-            prompt = PROMPT
+            prompt = f"{whose} move> "
             if timed:
-                prompt = f"your move (auto-score in {self.auto_seconds:g}s)> "
+                prompt = f"{whose} move (auto-score in {self.auto_seconds:g}s)> "
             line = self.term.ask(prompt, self.auto_seconds if timed else None)
             if line is None:
                 box = s.auto_box()
                 self.term.say(f"No choice within {self.auto_seconds:g}s: the computer's "
-                              f"choice, {r.labels[box]}, is scored for you.")
+                              f"choice, {r.labels[box]}, is scored for {self._mover()}.")
                 return N_HOLDS + box, True
             try:
                 cmd = parse_scorecard_command(line, r.labels)
@@ -121,6 +134,11 @@ class ScorecardTerminalGame:
 
     def _human_turn(self) -> None:
         r = self.rules
+        name = self._mover()
+        if not self.you and len(self.session.people) > 1:
+            self.term.say("")
+            self.term.say(f">>> {name}'s turn: pass the keyboard to {name}. <<<")
+        who = "You" if self.you else name
         while True:
             self._show()
             self._advice()
@@ -128,13 +146,16 @@ class ScorecardTerminalGame:
                           "? help, q quit.")
             action, auto = self._read_action()
             move: ScorecardMove = self.session.play(action, auto)
-            self._judge(move.verdict)
+            self._judge(move.verdict, name)
+            ending = "" if self.you else "s"  # you score, Ann scores
             if move.box is not None:
-                self.term.say(f"You score {move.points} in {r.labels[move.box]} "
+                self.term.say(f"{who} score{ending} {move.points} in {r.labels[move.box]} "
                               f"(total {move.total}).")
                 return
-            self.term.say(f"You {hold_text(move.dice, action)} and roll "
-                          f"{dice_text(move.dice_after or ())}.")
+            held = hold_text(move.dice, action)
+            if not self.you:
+                held = third_person(held)
+            self.term.say(f"{who} {held} and roll{ending} {dice_text(move.dice_after or ())}.")
 
     def play(self) -> int:
         """Play the whole game; returns the exit status."""
@@ -149,7 +170,8 @@ class ScorecardTerminalGame:
                 else:
                     self._bot_turn()
         except QuitGame:
-            self.term.say("You quit the game.")
+            self.term.say("You quit the game." if self.you else
+                          f"{self._mover()} quit the game.")
             self.term.say(totals_line(t, self.names))
             return 0
         self.term.say("")
@@ -157,12 +179,17 @@ class ScorecardTerminalGame:
         self.term.say(render_scorecards(t, self.names))
         self.term.say(totals_line(t, self.names))
         summary = s.summary()
-        self.term.say(f"Final total: {summary.totals[0]}")
+        if len(s.people) == 1:
+            self.term.say(f"Final total: {summary.totals[0]}")
+        else:
+            self.term.say(standings_line(summary.standings))
         if len(self.names) > 1:
-            winners = [self.names[i] for i in summary.winners]
-            self.term.say(("Winner: " if len(winners) == 1 else "Tie: ") + ", ".join(winners))
+            self.term.say(result_line(summary.standings))
         if s.advisor is not None:
-            self.term.say(f"Total expected loss of your game: {s.log.total:.2f} points "
-                          f"over {len(s.log.losses)} decisions (optimal play expects "
-                          f"{s.advisor.expected_score:.2f} from the start).")
+            expects = (f"(optimal play expects {s.advisor.expected_score:.2f} from the "
+                       "start)")
+            for person in summary.people:
+                whose = "your" if self.you else f"{person.name}'s"
+                self.term.say(f"Total expected loss of {whose} game: {person.loss or 0:.2f} "
+                              f"points over {person.decisions} decisions {expects}.")
         return 0

@@ -4,28 +4,42 @@ Routes (every ``/api`` answer is JSON; an error is ``{"error": "one line"}`` wit
 
 * ``GET /`` -- the Play page; ``GET /static/...`` -- its scripts and styles (only files of
   this package's ``static/`` folder);
-* ``GET /api/health`` -- ``{"status": "ok", "games": n, "max_games": m}``;
+* ``GET /api/health`` -- liveness: ``{"status": "ok", "games": n, "max_games": m}``;
+* ``GET /api/ready`` -- readiness: which solved tables are ready and which are being built,
+  with the jobs' progress (:func:`readiness`);
 * ``GET /api/config`` -- the games, the bots each one may seat, ``auto_seconds``;
-* ``POST /api/games`` ``{"game", "opponents"?, "seed"?, "advisor"?}`` -- a new game:
-  201 ``{"id", "state", "frames"}`` (503 when ``max_games`` are live);
+* ``POST /api/games`` ``{"game", "opponents"?, "seed"?, "advisor"?, "people"?}`` -- a new game
+  (``people``: the names of the people at the screen, pass and play):
+  201 ``{"id", "state", "frames"}``; 503 with ``Retry-After`` when ``max_games`` are live.
+  When the game needs a solved table that is not ready (:mod:`.tables`), the answer comes at
+  once: 202 ``{"preparing": JOB}`` -- the job building it, started now or joined -- and the
+  client polls ``GET /api/jobs/<id>`` and sends the same request again once it is done;
+* ``GET /api/jobs/{id}`` -- JOB: ``{"job", "what", "progress" (0 to 1), "state" ("queued",
+  "running", "done", "failed", "cancelled"), "error", "estimated"}`` (:mod:`.jobs`);
 * ``GET /api/games/{id}`` -- ``{"id", "state"}``;
 * ``POST /api/games/{id}/move`` -- a move (see :func:`~agents.play.web.validation.parse_move`):
   ``{"id", "state", "frames", "messages", "verdict"}``; an illegal move is a 409 naming the
   legal ones (``"legal": [...]``) and changes nothing;
 * ``POST /api/games/{id}/advisor`` ``{"on": bool}`` -- the advisor on or off: ``{"id",
-  "state"}``;
+  "state"}`` (or 202 ``{"preparing": JOB}`` as above, when its tables are not ready);
 * ``DELETE /api/games/{id}`` -- 204;
 * the inspect view's routes (:func:`agents.play.web.inspect_routes.inspect_routes`).
 
 ``state`` is the view of :mod:`.scorecard_view` or :mod:`.fivethousand_view`; ``frames`` the
 bots' decisions since, for the page to replay.
+
+Long work (solving tables, inspections) runs in the worker processes of a
+:class:`~agents.play.web.jobs.JobRunner`, never in the threads that answer requests; a game
+whose tables are ready never waits for another game's.  ``/api`` requests from other sites are
+refused, and at most ``max_requests`` are in progress at once (:mod:`.guard`).
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import asynccontextmanager
 from typing import Any
 
 from starlette.applications import Starlette
@@ -43,8 +57,11 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from agents.paths import package_data
 from agents.play.advisors import BUILD_LOCK
 from agents.play.seats import IllegalMove
+from agents.play.web.guard import OriginGuard, RequestLimit
+from agents.play.web.jobs import JobRunner, QueueFull
 from agents.play.web.players import WEB_GAMES, AgentFactory, allowed_agents, bot_names
 from agents.play.web.sessions import Entry, GameStore, StoreFull
+from agents.play.web.tables import TABLES, Tables
 from agents.play.web.validation import (
     MAX_OPPONENTS,
     ApiError,
@@ -62,6 +79,10 @@ PAGE_POLICY = ("default-src 'self'; img-src 'self' data:; object-src 'none'; bas
                "frame-ancestors 'none'; form-action 'self'")
 #: how long a request waits for another request on the same game
 LOCK_SECONDS = 30.0
+#: requests that may wait for one game at once (more: a 409 at once)
+MAX_WAITING = 8
+#: Retry-After of a 503 when the job queue is full
+JOBS_RETRY_AFTER = 10
 SECURITY_HEADERS = {"X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer",
                     "X-Frame-Options": "DENY"}
 
@@ -88,30 +109,70 @@ class SecurityHeaders:
         await self.app(scope, receive, send_with_headers)
 
 
-def _error(status: int, message: str, **extra: Any) -> JSONResponse:
-    return JSONResponse({"error": message, **extra}, status_code=status,
-                        headers={"Cache-Control": "no-store"})
+def _error(status: int, message: str, retry_after: int | None = None,
+           **extra: Any) -> JSONResponse:
+    headers = {"Cache-Control": "no-store"}
+    if retry_after is not None:
+        headers["Retry-After"] = str(int(retry_after))
+    return JSONResponse({"error": message, **extra}, status_code=status, headers=headers)
 
 
 def _json(data: Any, status: int = 200) -> JSONResponse:
     return JSONResponse(data, status_code=status, headers={"Cache-Control": "no-store"})
 
 
-@contextmanager
-def _locked(entry: Entry) -> Iterator[None]:
-    """Hold a game's lock (requests on one game take turns); a 409 if another request keeps
-    it longer than :data:`LOCK_SECONDS`."""
-    if not entry.lock.acquire(timeout=LOCK_SECONDS):
-        raise ApiError(409, "the game is busy with another request; try again")
+@asynccontextmanager
+async def _locked(entry: Entry) -> AsyncIterator[None]:
+    """Hold a game's lock (requests on one game take turns), waiting in the event loop; a 409
+    if another request keeps it longer than :data:`LOCK_SECONDS`, or at once when
+    :data:`MAX_WAITING` requests already wait."""
+    if entry.waiting >= MAX_WAITING:
+        raise ApiError(409, "the game is busy with other requests; try again")
+    entry.waiting += 1
+    try:
+        await asyncio.wait_for(entry.lock.acquire(), LOCK_SECONDS)
+    except TimeoutError:
+        raise ApiError(409, "the game is busy with another request; try again") from None
+    finally:
+        entry.waiting -= 1
     try:
         yield
     finally:
         entry.lock.release()
 
 
+def _preparing(job: Any) -> JSONResponse:
+    """202: the job that prepares what the request needs (poll it, then ask again)."""
+    return _json({"preparing": job.public()}, 202)
+
+
+def _jobs_full(exc: QueueFull) -> ApiError:
+    return ApiError(503, f"cannot start the work now: {exc}", retry_after=JOBS_RETRY_AFTER)
+
+
+def readiness(tables: Tables, runner: JobRunner) -> dict[str, Any]:
+    """What ``GET /api/ready`` answers: ``{"ready": every game ready, "games": {game:
+    {"ready", "tables": [TABLE]}}, "building": [TABLE being built], "jobs": [JOB queued or
+    running], "workers": n}``, each TABLE ``{"table", "game", "what", "ready", "late",
+    "job"}``.  A game is ready when every table a new game of it may wait for is (the late
+    ones are reported, never waited for)."""
+    status = tables.status()
+    games: dict[str, dict[str, Any]] = {}
+    for table in status:
+        game = games.setdefault(table["game"], {"ready": True, "tables": []})
+        game["tables"].append(table)
+        game["ready"] = game["ready"] and (table["ready"] or table["late"])
+    building = [t for t in status if not t["ready"] and t["job"] is not None
+                and t["job"]["state"] in ("queued", "running")]
+    return {"ready": all(g["ready"] for g in games.values()), "games": games,
+            "building": building, "jobs": [j.public() for j in runner.active()],
+            "workers": runner.workers}
+
+
 def _new_game(spec: NewGame, agents: Mapping[str, AgentFactory], auto_seconds: float) -> Any:
     """Build the game a checked request asks for (the bots from ``agents`` only)."""
     title, family = WEB_GAMES[spec.game]
+    people = {"people": list(spec.people)} if spec.people else {}  # pass and play
 
     def bot(name: str, game: str) -> Any:
         return agents[name](game)
@@ -122,18 +183,20 @@ def _new_game(spec: NewGame, agents: Mapping[str, AgentFactory], auto_seconds: f
         from dice_env.scorecard.rules import get_rules
 
         session = ScorecardSession(get_rules(spec.game), spec.opponents, spec.seed,
-                                   spec.advisor, bot_factory=bot)
+                                   spec.advisor, bot_factory=bot, **people)
         return ScorecardWebGame(session, title, auto_seconds)
     from agents.play.fivethousand_session import FiveThousandSession
     from agents.play.web.fivethousand_view import FiveThousandWebGame
 
     return FiveThousandWebGame(FiveThousandSession(spec.opponents, spec.seed, spec.advisor,
-                                                   bot_factory=bot), title)
+                                                   bot_factory=bot, **people), title)
 
 
 def create_app(agents: Mapping[str, AgentFactory] | None = None, *, auto_seconds: float = 3.0,
-               max_games: int = 100, ttl: float = 3600.0,
-               allowed_hosts: Sequence[str] | None = None) -> Starlette:
+               max_games: int = 100, ttl: float = 3600.0, unplayed_ttl: float = 300.0,
+               allowed_hosts: Sequence[str] | None = None, workers: int = 2,
+               inspect_seconds: float = 120.0, max_requests: int = 128,
+               runner: JobRunner | None = None, warm: bool = False) -> Starlette:
     """The web app.
 
     Args:
@@ -143,25 +206,53 @@ def create_app(agents: Mapping[str, AgentFactory] | None = None, *, auto_seconds
         auto_seconds: after the last roll of a scorecard turn, the page scores the computer's
             choice after this many seconds without a click or a key (0: never).
         max_games: how many games may live at once (a new one beyond: 503).
-        ttl: seconds after its last request that a game is dropped.
+        ttl: seconds after its last request that a game with a move is dropped.
+        unplayed_ttl: the same for a game nobody has moved in (at most ``ttl``).
         allowed_hosts: the ``Host`` headers answered (default: any); a server bound to the
             loopback passes its own names, so that other sites cannot reach it through DNS
             rebinding.
+        workers: worker processes for long work (solving tables, inspections), started on
+            the first job; ignored when ``runner`` is given.
+        inspect_seconds: the time limit of one inspection (past it, it is stopped).
+        max_requests: ``/api`` requests in progress at once (more: 503 with Retry-After).
+        runner: the job runner (default: a new one); the app stops it when it shuts down
+            (``app.state.runner.shutdown()`` does it by hand where there is no lifespan).
+        warm: at start-up, start the worker processes and build the missing late tables
+            (:mod:`.tables`), so that neither waits for a request (``dice-env web`` does; off,
+            the first job starts the workers, the first game that needs a late table its
+            build).
     """
     from agents.play.web.inspect_routes import inspect_routes
 
     if auto_seconds < 0:
         raise ValueError("auto_seconds must be 0 (off) or more")
     agents = dict(allowed_agents() if agents is None else agents)
-    store = GameStore(max_games, ttl)
+    store = GameStore(max_games, ttl, unplayed_ttl=unplayed_ttl)
     bots = {game: bot_names(agents, game) for game in WEB_GAMES}
+    runner = runner if runner is not None else JobRunner(workers)
+    tables = Tables(runner, warm)
 
     async def page(request: Request) -> Response:
         return FileResponse(STATIC / "index.html", headers={
             "Content-Security-Policy": PAGE_POLICY, "Cache-Control": "no-store"})
 
+    async def favicon(request: Request) -> Response:
+        for name, media in (("favicon.ico", "image/x-icon"), ("favicon.svg", "image/svg+xml")):
+            if (STATIC / name).is_file():
+                return FileResponse(STATIC / name, media_type=media)
+        return Response(status_code=204)
+
     async def health(request: Request) -> Response:
         return _json({"status": "ok", "games": len(store), "max_games": store.max_games})
+
+    async def ready(request: Request) -> Response:
+        return _json(readiness(tables, runner))
+
+    async def job(request: Request) -> Response:
+        found = runner.get(request.path_params["job_id"])
+        if found is None:
+            raise ApiError(404, "no such job (it may have finished long ago)")
+        return _json(found.public())
 
     async def config(request: Request) -> Response:
         return _json({
@@ -175,38 +266,52 @@ def create_app(agents: Mapping[str, AgentFactory] | None = None, *, auto_seconds
             raise ApiError(404, "no such game (it may have expired)")
         return entry
 
+    def _tables_job(needs: list[str]) -> Any:
+        try:
+            return tables.ensure(needs)
+        except QueueFull as exc:
+            raise _jobs_full(exc) from None
+
+    def _full(exc: StoreFull) -> ApiError:
+        return ApiError(503, str(exc), retry_after=exc.retry_after)
+
     async def create(request: Request) -> Response:
         spec = parse_new_game(await read_json(request), WEB_GAMES, bots)
         try:
             store.check_room()
         except StoreFull as exc:
-            raise ApiError(503, str(exc)) from None
+            raise _full(exc) from None
+        needs = tables.game_needs(spec.game, spec.opponents, spec.advisor,
+                                  max(1, len(spec.people)))
+        preparing = _tables_job([k for k in needs if not TABLES[k].late])
+        if preparing is not None:
+            return _preparing(preparing)
+        tables.start(k for k in needs if TABLES[k].late)  # read from the last round on
 
-        def build() -> tuple[Any, list[dict]]:
-            with BUILD_LOCK:
+        def build() -> tuple[Any, list[dict], dict]:
+            with BUILD_LOCK:  # loads (never solves: the tables are ready) one at a time
                 game = _new_game(spec, agents, auto_seconds)
-            return game, game.bot_frames(start=True) if game.family == "fivethousand" else []
+            tables.attach(game.session)
+            frames = game.bot_frames(start=True) if game.family == "fivethousand" else []
+            return game, frames, game.view()  # (the view computes the advice: not in the loop)
 
         try:
-            game, frames = await run_in_threadpool(build)
+            game, frames, state = await run_in_threadpool(build)
         except ValueError as exc:  # a player that cannot be built for this game
             raise ApiError(400, str(exc)) from None
         except RuntimeError as exc:  # a bot that chose an illegal action
             raise ApiError(500, f"a bot failed: {exc}") from None
         try:
-            key = store.add(game)
+            key = store.add(game, spec)
         except StoreFull as exc:
-            raise ApiError(503, str(exc)) from None
-        return _json({"id": key, "state": game.view(), "frames": frames}, 201)
+            raise _full(exc) from None
+        return _json({"id": key, "state": state, "frames": frames}, 201)
 
     async def show(request: Request) -> Response:
         entry = _entry(request)
-
-        def work() -> dict:
-            with _locked(entry):
-                return entry.game.view()
-
-        return _json({"id": request.path_params["game_id"], "state": await run_in_threadpool(work)})
+        async with _locked(entry):
+            state = await run_in_threadpool(entry.game.view)
+        return _json({"id": request.path_params["game_id"], "state": state})
 
     async def move(request: Request) -> Response:
         entry = _entry(request)
@@ -214,28 +319,40 @@ def create_app(agents: Mapping[str, AgentFactory] | None = None, *, auto_seconds
         checked = parse_move(body, entry.game.family, entry.game.n_boxes)
 
         def work() -> dict:
-            with _locked(entry):
-                result = entry.game.move(checked)
-                return {**result, "state": entry.game.view()}
+            tables.attach(entry.game.session)  # a last-turn table built since
+            result = entry.game.move(checked)
+            return {**result, "state": entry.game.view()}
 
         try:
-            result = await run_in_threadpool(work)
+            async with _locked(entry):
+                result = await run_in_threadpool(work)
         except IllegalMove as exc:
             raise ApiError(409, str(exc), legal=exc.legal) from None
         except RuntimeError as exc:  # a bot that chose an illegal action
             raise ApiError(500, f"a bot failed: {exc}") from None
+        entry.moved = True
         return _json({"id": request.path_params["game_id"], **result})
 
     async def advisor(request: Request) -> Response:
         entry = _entry(request)
         on = parse_advisor(await read_json(request))
+        spec = entry.spec
+        if on and spec is not None:
+            needs = tables.game_needs(spec.game, spec.opponents, True,
+                                      max(1, len(spec.people)))
+            preparing = _tables_job([k for k in needs if not TABLES[k].late])
+            if preparing is not None:
+                return _preparing(preparing)
+            tables.start(k for k in needs if TABLES[k].late)
 
         def work() -> dict:
-            with _locked(entry):
-                entry.game.set_advisor(on)
-                return entry.game.view()
+            entry.game.set_advisor(on)
+            tables.attach(entry.game.session)
+            return entry.game.view()
 
-        return _json({"id": request.path_params["game_id"], "state": await run_in_threadpool(work)})
+        async with _locked(entry):
+            state = await run_in_threadpool(work)
+        return _json({"id": request.path_params["game_id"], "state": state})
 
     async def delete(request: Request) -> Response:
         if not store.remove(request.path_params["game_id"]):
@@ -244,7 +361,7 @@ def create_app(agents: Mapping[str, AgentFactory] | None = None, *, auto_seconds
 
     async def api_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, ApiError)
-        return _error(exc.status, exc.message, **exc.extra)
+        return _error(exc.status, exc.message, exc.retry_after, **exc.extra)
 
     async def http_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)
@@ -257,23 +374,40 @@ def create_app(agents: Mapping[str, AgentFactory] | None = None, *, auto_seconds
         log.exception("error in %s %s", request.method, request.url.path)
         return _error(500, f"internal error: {type(exc).__name__}")
 
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        if warm:
+            runner.start()
+            tables.warm_up()
+        try:
+            yield
+        finally:  # the server stops: so do the workers, whatever they are doing
+            await run_in_threadpool(runner.shutdown)
+
     routes = [
         Route("/", page),
+        Route("/favicon.ico", favicon),
         Route("/api/health", health),
+        Route("/api/ready", ready),
         Route("/api/config", config),
+        Route("/api/jobs/{job_id}", job, methods=["GET"]),
         Route("/api/games", create, methods=["POST"]),
         Route("/api/games/{game_id}", show, methods=["GET"]),
         Route("/api/games/{game_id}", delete, methods=["DELETE"]),
         Route("/api/games/{game_id}/move", move, methods=["POST"]),
         Route("/api/games/{game_id}/advisor", advisor, methods=["POST"]),
-        *inspect_routes(agents),
+        *inspect_routes(agents, runner=runner, tables=tables, time_limit=inspect_seconds),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     middleware = [Middleware(SecurityHeaders)]
     if allowed_hosts:
         middleware.append(Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts)))
-    app = Starlette(routes=routes, middleware=middleware, exception_handlers={
+    middleware += [Middleware(OriginGuard), Middleware(RequestLimit, limit=max_requests)]
+    app = Starlette(routes=routes, middleware=middleware, lifespan=lifespan, exception_handlers={
         ApiError: api_error, HTTPException: http_error, Exception: server_error})
     app.state.store = store
     app.state.agents = agents
+    app.state.runner = runner
+    app.state.tables = tables
+    app.state.max_requests = max_requests
     return app

@@ -3,8 +3,11 @@ as the JSON the page draws, and the page's moves (roll on, bank) played on it.
 
 The view carries every number and sentence the page shows -- which dice score, the turn total,
 whether a bank is allowed and why not, the advisor's values -- from :mod:`dice_env`'s rules;
-what happened between two of the human's decisions comes back as frames (the view before each
-bot decision, and the events it caused in words) for the page to replay.
+what happened between two of the people's decisions comes back as frames (the view before
+each bot decision, and the events it caused in words) for the page to replay.  Several people
+may share the screen (pass and play): the moves come from whichever person is to move
+(``turn_of``), whom the advisor advises; the events name every player (``you`` when one person
+plays and nobody named them).
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from agents.play.fivethousand_session import (
     FiveThousandVerdict,
     action_name,
 )
+from agents.play.seats import result_line, standings_line
 from dice_env.fivethousand import rules as R
 
 
@@ -40,7 +44,31 @@ class FiveThousandWebGame:
     def _events(self, events: list[dict]) -> list[str]:
         from dice_env.fivethousand.render import describe_event
 
-        return [describe_event(e, self.session.names, you=0) for e in events]
+        you = 0 if self.session.unnamed else None
+        return [describe_event(e, self.session.names, you=you) for e in events]
+
+    def bank_text(self) -> str | None:
+        """Whether the player to move may bank, in words; an overshoot says that all the
+        turn total would go (docs/rules.md, 2.4), and to whom.  None once the game is over."""
+        s = self.session
+        if s.over():
+            return None
+        refusal = s.bank_refusal()
+        if refusal is not None:
+            return f"Bank: not allowed ({refusal})."
+        preview = s.bank_preview()
+        if preview is None:
+            return "Bank: allowed."
+        target, points = s.rules.target, preview["points"]
+        head = f"Bank: allowed (overshoots {target} by {preview['by']}: all {points:,} points"
+        if preview["outcome"] == "gift":
+            win = f", who would reach {target} and win" if preview["wins"] else ""
+            return f"{head} would be gifted to {s.names[preview['to']]}{win})."
+        if preview["outcome"] == "lost_receiver_over":
+            return (f"{head} would be lost: {s.names[preview['to']]}, who would receive them, "
+                    f"would pass {target} too).")
+        nobody = "alone, nobody receives them" if s.solo else "nobody else has entered"
+        return f"{head} would be lost: {nobody})."
 
     # -- the view --------------------------------------------------------------------------
     def view(self, advice: bool = True) -> dict:
@@ -57,7 +85,9 @@ class FiveThousandWebGame:
         overshoot = g.scores[g.current] + total - rules.target
         out: dict[str, Any] = {
             "family": self.family, "game": "fivethousand", "title": self.title,
-            "names": s.names, "you": 0, "target": rules.target, "entry": rules.entry,
+            "names": s.names, "you": s.people[0], "people": list(s.people),
+            "turn_of": None if over else s.mover_name(),
+            "target": rules.target, "entry": rules.entry,
             "scores": list(g.scores), "turns": list(g.turns),
             "current": g.current, "over": over, "your_turn": s.human_to_move(),
             "solo": s.solo, "max_turns": s.max_turns,
@@ -70,6 +100,7 @@ class FiveThousandWebGame:
             "legal": {"roll": bool(mask[ROLL]), "bank": bool(mask[BANK])},
             "bank_refusal": refusal,
             "overshoot": overshoot if not over and refusal is None and overshoot > 0 else None,
+            "bank_text": self.bank_text(),
             "advisor": s.advising,
             # the note of a table of four or more (the 3-player one is about the first solve)
             "advisor_note": s.advisor_note() if s.advising and len(s.names) > 3 else None,
@@ -88,16 +119,26 @@ class FiveThousandWebGame:
         s = self.session
         sm = s.summary()
         lines = ["Scores: " + " | ".join(f"{n} {v}" for n, v in zip(s.names, sm.scores))]
+        if len(s.people) > 1:
+            lines.append(standings_line(sm.standings))
         if s.solo:
             lines.append(f"You reached {s.rules.target} in {sm.turns} turns." if sm.reached
                          else "Out of turns.")
         elif sm.winner is not None:
-            lines.append(f"Winner: {s.names[sm.winner]}")
-        if sm.loss is not None:
+            lines.append(result_line(sm.standings))
+        if len(s.people) == 1 and sm.loss is not None:
             lines.append(f"Total expected loss of your game: {sm.loss:.2f} {sm.unit} over "
                          f"{sm.decisions} decisions.")
+        elif sm.loss is not None:
+            lines += [f"Total expected loss of {p.name}'s game: {p.loss:.2f} {sm.unit} over "
+                      f"{p.decisions} decisions." for p in sm.people if p.loss is not None]
         return {"scores": sm.scores, "winner": None if sm.winner is None else s.names[sm.winner],
-                "loss": sm.loss, "decisions": sm.decisions, "unit": sm.unit, "lines": lines}
+                "loss": sm.loss, "decisions": sm.decisions, "unit": sm.unit, "lines": lines,
+                "standings": [{"seat": x.seat, "name": x.name, "total": x.total,
+                               "place": x.place, "shared": x.shared, "person": x.person}
+                              for x in sm.standings],
+                "people": [{"seat": p.seat, "name": p.name, "loss": p.loss,
+                            "decisions": p.decisions} for p in sm.people]}
 
     # -- frames and moves ----------------------------------------------------------------------
     def _frame(self, before: dict, move: FiveThousandMove) -> dict:
@@ -106,7 +147,7 @@ class FiveThousandWebGame:
                         f"{move.turn_total}", "events": self._events(move.events)}
 
     def bot_frames(self, start: bool = False) -> list[dict]:
-        """Play the bots up to the human's turn: one frame per decision (``start``: first a
+        """Play the bots up to a person's turn: one frame per decision (``start``: first a
         frame of what happened before the first decision, if anything)."""
         s = self.session
         frames = []
@@ -123,8 +164,11 @@ class FiveThousandWebGame:
         advisor's verdict.  ``IllegalMove`` (a bank the rules refuse) changes nothing."""
         s = self.session
         action = s.check_action(BANK if move["kind"] == "bank" else ROLL)
+        name = s.mover_name()
         played = s.play(action)
-        self.verdict = None if played.verdict is None else _verdict_json(played.verdict, s.solo)
+        whose = "Your" if s.unnamed else f"{name}'s"
+        self.verdict = None if played.verdict is None else _verdict_json(played.verdict, s.solo,
+                                                                          whose)
         return {"messages": self._events(played.events), "frames": self.bot_frames(),
                 "verdict": self.verdict}
 
@@ -133,15 +177,17 @@ class FiveThousandWebGame:
         self.session.set_advise(on)
 
 
-def _verdict_json(v: FiveThousandVerdict, solo: bool) -> dict:
+def _verdict_json(v: FiveThousandVerdict, solo: bool, whose: str = "Your") -> dict:
+    """The verdict as the page shows it (``whose``: ``Your`` or ``Ann's``)."""
+    of = "your" if whose == "Your" else whose
     if solo:
-        line = (f"Your choice ({action_name(v.action)}) leaves {v.value:.2f} expected turns; "
-                f"best {v.best:.2f} ({action_name(v.best_action)}); cost of your choice: "
-                f"{v.cost:.2f} turns")
+        line = (f"{whose} choice ({action_name(v.action)}) leaves {v.value:.2f} expected "
+                f"turns; best {v.best:.2f} ({action_name(v.best_action)}); cost of {of} "
+                f"choice: {v.cost:.2f} turns")
     else:
-        line = (f"Your choice ({action_name(v.action)}) wins with {100 * v.value:.2f}%; best "
-                f"{100 * v.best:.2f}% ({action_name(v.best_action)}); cost of your choice: "
-                f"{v.cost:.2f} percentage points")
+        line = (f"{whose} choice ({action_name(v.action)}) wins with {100 * v.value:.2f}%; "
+                f"best {100 * v.best:.2f}% ({action_name(v.best_action)}); cost of {of} "
+                f"choice: {v.cost:.2f} percentage points")
     return {"text": action_name(v.action), "value": v.value,
             "best_text": action_name(v.best_action), "best": v.best, "cost": v.cost,
             "unit": "turns" if solo else "percentage points", "line": line}

@@ -2,24 +2,32 @@
 
 ``games`` games are played at once through the JSON API, each with a fixed number of requests
 (its creation, then moves chosen by a seeded random player from the legal moves the view lists,
-until the game ends or the requests are spent), so the test stops by itself.  Every request's
-latency is measured and every failure counted.  Then each game is played again, alone, with the
-same seed and the same moves: its sequence of answers (states, bots' frames, messages) must be
-the same as under load -- no game is affected by another.  Before the timed part one game of
-each kind is started and dropped, so that the server has loaded its players.
-:func:`load_test` starts its own server on a free loopback port when given no URL.
+until the game ends or the requests are spent), so the test stops by itself.  Between two
+requests a game waits about ``think`` seconds, as a person does (0: as fast as the server
+answers -- a test of throughput, where latency is mostly the queue of the other games).
+Every request's latency is measured and every failure counted.  Then each game is played
+again, alone, with the same seed and the same moves: its sequence of answers (states, bots'
+frames, messages) must be the same as under load -- no game is affected by another.  Before
+the timed part one game of each kind is started and dropped, so that the server has loaded its
+players.  :func:`load_test` starts its own server on a free loopback port when given no URL.
+
+The worst case (:mod:`.load_worst`, the default of ``dice-env web-load``): the games play while
+the server's workers solve a table from a cold cache and inspect an agent's habits over 100
+seeds; the report adds the latencies of the moves and of ``/api/health``, what ``/api/ready``
+said during the run, and how fast the server stops on SIGTERM in the middle of the build.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-import math
 import random
 import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any
+
+from agents.play.web.load_worst import WorstCase, cold_server, percentile
 
 #: the games the load test cycles through: (game, bots, advisor)
 PLANS = (
@@ -39,6 +47,7 @@ class GameRun:
     index: int
     trace: list[str] = field(default_factory=list)
     latencies: list[float] = field(default_factory=list)
+    move_latencies: list[float] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     over: bool = False
 
@@ -55,17 +64,22 @@ class LoadResult:
     mismatches: list[int]
     finished_games: int
 
-    def percentile(self, q: float) -> float:
-        """The ``q``-th percentile of the latencies, in seconds (nearest rank)."""
-        if not self.latencies:
-            return float("nan")
-        xs = sorted(self.latencies)
-        return xs[min(len(xs) - 1, max(0, math.ceil(q / 100 * len(xs)) - 1))]
+    move_latencies: list[float] = field(default_factory=list)
+    #: the worst case's measurements (:class:`~agents.play.web.load_worst.WorstCase`)
+    worst: WorstCase | None = None
+    #: seconds a game waited between two requests, about
+    think: float = 0.0
+
+    def percentile(self, q: float, latencies: list[float] | None = None) -> float:
+        """The ``q``-th percentile of ``latencies`` (default: every request's), in seconds."""
+        return percentile(self.latencies if latencies is None else latencies, q)
 
     def lines(self) -> list[str]:
         """A report for people."""
         ms = [1000 * self.percentile(q) for q in (50, 90, 99)]
-        out = [f"{self.games} games at once, {self.requests} requests in {self.seconds:.1f} s "
+        paced = f", about {self.think:g} s apart" if self.think else ""
+        out = [f"{self.games} games at once, {self.requests} requests{paced} in "
+               f"{self.seconds:.1f} s "
                f"({self.requests / max(self.seconds, 1e-9):.0f} requests/s); "
                f"{self.finished_games} games played to the end",
                f"latency p50 {ms[0]:.1f} ms, p90 {ms[1]:.1f} ms, p99 {ms[2]:.1f} ms",
@@ -73,12 +87,16 @@ class LoadResult:
                f"games whose answers differ from the same game played alone: "
                f"{len(self.mismatches)}"]
         out += [f"  error: {e}" for e in self.errors[:10]]
+        if self.worst is not None:
+            out += self.worst.lines(self.move_latencies)
         return out
 
     @property
     def ok(self) -> bool:
-        """No error and no game disturbed."""
-        return not self.errors and not self.mismatches
+        """No error, no game disturbed (and in the worst case, a clean stop)."""
+        return not self.errors and not self.mismatches and (
+            self.worst is None or self.worst.ok)
+
 
 
 def game_request(index: int, seed: int) -> dict:
@@ -98,24 +116,46 @@ def choose_move(state: dict, rng: random.Random) -> dict:
     return {"kind": rng.choice(legal)}
 
 
+async def prepared(client: Any, method: str, path: str, body: dict | None, response: Any,
+                   poll: float = 0.5) -> Any:
+    """Follow a 202 ``{"preparing": job}``: poll the job until it ends, then send the request
+    again (as the page does); the final response."""
+    while response.status_code == 202:
+        job = response.json()["preparing"]
+        while job["state"] in ("queued", "running"):
+            await asyncio.sleep(poll)
+            job = (await client.get(f"/api/jobs/{job['job']}")).json()
+        if job["state"] != "done":
+            raise RuntimeError(f"{job['what']}: {job['state']}: {job['error']}")
+        response = await client.request(method, path, json=body)
+    return response
+
+
 def _digest(answer: dict) -> str:
     return json.dumps({k: v for k, v in answer.items() if k != "id"}, sort_keys=True)
 
 
-async def play_game(client: Any, index: int, requests: int, seed: int) -> GameRun:
-    """Play game ``index`` with at most ``requests`` requests (its creation included)."""
+async def play_game(client: Any, index: int, requests: int, seed: int,
+                    think: float = 0.0) -> GameRun:
+    """Play game ``index`` with at most ``requests`` requests (its creation included), about
+    ``think`` seconds apart (drawn from 0.5 to 1.5 times it, from the game's own generator)."""
     run = GameRun(index)
     rng = random.Random(seed * 1_000_003 + index)
+    pause = random.Random(seed * 1_000_003 + index + 1)
 
     async def call(method: str, path: str, body: dict | None = None) -> dict | None:
         started = time.perf_counter()
         try:
             response = await client.request(method, path, json=body)
+            if response.status_code == 202:  # a table is being prepared: wait for it
+                response = await prepared(client, method, path, body, response)
         except Exception as exc:  # noqa: BLE001 - a load test reports every failure
             run.errors.append(f"game {index}: {method} {path}: {type(exc).__name__}: {exc}")
             return None
         finally:
             run.latencies.append(time.perf_counter() - started)
+            if path.endswith("/move"):
+                run.move_latencies.append(run.latencies[-1])
         if response.status_code >= 400:
             run.errors.append(f"game {index}: {method} {path}: {response.status_code} "
                               f"{response.text[:200]}")
@@ -131,6 +171,8 @@ async def play_game(client: Any, index: int, requests: int, seed: int) -> GameRu
         state = answer["state"]
         if state["over"]:
             break
+        if think > 0:
+            await asyncio.sleep(think * pause.uniform(0.5, 1.5))
         answer = await call("POST", f"/api/games/{key}/move", choose_move(state, rng))
         if answer is None:
             break
@@ -140,17 +182,26 @@ async def play_game(client: Any, index: int, requests: int, seed: int) -> GameRu
     return run
 
 
-async def _run(url: str, games: int, requests: int, seed: int, timeout: float) -> LoadResult:
+async def _run(url: str, games: int, requests: int, seed: int, timeout: float,
+               worst: WorstCase | None = None, think: float = 0.0) -> LoadResult:
     import httpx
 
-    limits = httpx.Limits(max_connections=games, max_keepalive_connections=games)
+    from agents.play.web.server import KEEP_ALIVE_SECONDS
+
+    # idle connections are dropped before the server's keep-alive closes them (no race)
+    limits = httpx.Limits(max_connections=games + 4, max_keepalive_connections=games + 4,
+                          keepalive_expiry=KEEP_ALIVE_SECONDS - 2)
     async with httpx.AsyncClient(base_url=url, timeout=timeout, limits=limits) as client:
         for i in range(len(PLANS)):  # untimed: the server loads each kind of player once
             await play_game(client, i, 2, seed)
+        if worst is not None:
+            await worst.start(client)
         started = time.perf_counter()
-        runs = await asyncio.gather(*(play_game(client, i, requests, seed)
+        runs = await asyncio.gather(*(play_game(client, i, requests, seed, think)
                                       for i in range(games)))
         seconds = time.perf_counter() - started
+        if worst is not None:
+            await worst.finish(client)
         mismatches = []
         for run in runs:  # each game again, alone
             alone = await play_game(client, run.index, requests, seed)
@@ -158,20 +209,25 @@ async def _run(url: str, games: int, requests: int, seed: int, timeout: float) -
                 mismatches.append(run.index)
     return LoadResult(games, sum(len(r.latencies) for r in runs), seconds,
                       [x for r in runs for x in r.latencies], [e for r in runs for e in r.errors],
-                      mismatches, sum(r.over for r in runs))
+                      mismatches, sum(r.over for r in runs),
+                      [x for r in runs for x in r.move_latencies], worst, think)
 
 
 def run_load(url: str, games: int = 50, requests: int = 20, seed: int = 0,
-             timeout: float = 60.0) -> LoadResult:
+             timeout: float = 60.0, worst: WorstCase | None = None,
+             think: float = 0.0) -> LoadResult:
     """Play ``games`` games at once against the server at ``url`` (``requests`` requests each,
-    ``timeout`` seconds at most per request), then each alone again; the measurements."""
+    ``timeout`` seconds at most per request, about ``think`` seconds apart), then each alone
+    again; the measurements.  With ``worst`` (a :class:`~agents.play.web.load_worst.
+    WorstCase`), its long work runs behind the games."""
     if games < 1 or requests < 1:
         raise ValueError("games and requests must be at least 1")
     out: list = []
 
     def target() -> None:  # its own thread: the caller may be running an event loop
         try:
-            out.append(asyncio.run(_run(url.rstrip("/"), games, requests, seed, timeout)))
+            out.append(asyncio.run(_run(url.rstrip("/"), games, requests, seed, timeout,
+                                        worst, think)))
         except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
             out.append(exc)
 
@@ -184,16 +240,23 @@ def run_load(url: str, games: int = 50, requests: int = 20, seed: int = 0,
 
 
 def load_test(url: str | None = None, games: int = 50, requests: int = 20, seed: int = 0,
-              timeout: float = 60.0) -> LoadResult:
-    """:func:`run_load` against the server at ``url``, or (``None``) against a server of this
-    process on a free loopback port, room for ``2 * games`` games, stopped afterwards."""
+              timeout: float = 60.0, worst: WorstCase | None = None, workers: int = 2,
+              think: float = 0.0) -> LoadResult:
+    """:func:`run_load` against the server at ``url``, or (``None``) against a server started
+    for the test on a free loopback port, room for ``2 * games`` games, stopped afterwards:
+    with ``worst`` a server process on a cold cache (:func:`~agents.play.web.load_worst.
+    cold_server`, ``workers`` worker processes), else a server in this process."""
     if url is not None:
-        return run_load(url, games, requests, seed, timeout)
+        return run_load(url, games, requests, seed, timeout, worst, think)
+    if worst is not None:
+        with cold_server(worst, 2 * games + len(PLANS) + 2, workers) as cold_url:
+            result = run_load(cold_url, games, requests, seed, timeout, worst, think)
+        return result  # worst's stop measurements are in once the server has stopped
     from agents.play.web.app import create_app
     from agents.play.web.server import serve_in_thread
 
     server = serve_in_thread(create_app(max_games=2 * games))
     try:
-        return run_load(server.url, games, requests, seed, timeout)
+        return run_load(server.url, games, requests, seed, timeout, think=think)
     finally:
         server.stop()

@@ -55,11 +55,29 @@ class AgentFactory:
             raise ValueError(f"{self.name!r} does not play {game}; it plays "
                              f"{', '.join(sorted(self.games)) or 'no game here'}")
         with BUILD_LOCK:  # a first load may solve a table with parallel kernels
+            if self.registered and self.spec == "win-value":
+                from agents.registry import make
+
+                # its score-spread tables (tens of MB) are read once, shared by every game
+                return make(self.spec, game, moments=_shared_moments(game))
             if self.registered:
                 return make_bot(self.spec, game)
             import agents
 
             return agents.load(self.spec, game)
+
+
+_MOMENTS: dict[str, Any] = {}
+
+
+def _shared_moments(game: str) -> Any:
+    """The score-spread tables of ``game``, loaded once per process (read-only: the
+    win-value bots of every game share them)."""
+    if game not in _MOMENTS:
+        from agents.scorecard.score_spread import load_or_compute_spread
+
+        _MOMENTS[game] = load_or_compute_spread(game)
+    return _MOMENTS[game]
 
 
 def _registered() -> dict[str, AgentFactory]:

@@ -1,6 +1,10 @@
 """A scorecard game on the web: a :class:`~agents.play.scorecard_session.ScorecardSession` as
 the JSON the page draws, and the page's moves played on it.
 
+Several people may share the screen (pass and play): the moves come from whichever person is
+to move (``turn_of``), whose card the advisor reads and the auto-score timer scores; the
+messages name that person (``you`` when one person plays and nobody named them).
+
 The page computes nothing: every number it shows (each open box's points, the legal boxes,
 the totals and bonuses, the advisor's values, which dice a hold keeps and where they lie after
 the reroll) is in the view.  The bots' decisions come back as *frames* -- the view before each
@@ -20,8 +24,9 @@ from agents.play.scorecard_session import (
     dice_text,
     hold_text,
     kept_positions,
+    third_person,
 )
-from agents.play.seats import IllegalMove
+from agents.play.seats import IllegalMove, result_line, standings_line
 from dice_env.scorecard.render import MUST_SCRATCH_WARNING
 
 
@@ -36,11 +41,13 @@ def _advice_json(advice: Advice) -> dict:
          "positions": _positions(o.action)} for o in advice.options]}
 
 
-def _verdict_json(v: Verdict) -> dict:
+def _verdict_json(v: Verdict, whose: str = "Your") -> dict:
+    """The verdict as the page shows it (``whose``: ``Your`` or ``Ann's``)."""
+    of = "your" if whose == "Your" else whose
     return {"text": v.text, "value": v.value, "best_text": v.best_text, "best": v.best,
             "cost": v.cost, "unit": "points",
-            "line": f"Your choice ({v.text}) is worth {v.value:.2f}; best {v.best:.2f} "
-                    f"({v.best_text}); cost of your choice: {v.cost:.2f}"}
+            "line": f"{whose} choice ({v.text}) is worth {v.value:.2f}; best {v.best:.2f} "
+                    f"({v.best_text}); cost of {of} choice: {v.cost:.2f}"}
 
 
 class ScorecardWebGame:
@@ -60,6 +67,11 @@ class ScorecardWebGame:
         """The boxes of a card."""
         return self.session.rules.n_boxes
 
+    def _name(self, seat: int) -> str:
+        """How the messages call seat ``seat``: ``You`` for the one unnamed person."""
+        s = self.session
+        return "You" if s.unnamed and s.is_person(seat) else s.names[seat]
+
     # -- the view --------------------------------------------------------------------------
     def view(self, advice: bool = True) -> dict:
         """The game as the page draws it (``advice=False``: without the advisor's values)."""
@@ -74,8 +86,9 @@ class ScorecardWebGame:
                   for k in range(r.n_boxes)]
         out: dict[str, Any] = {
             "family": self.family, "game": r.name, "title": self.title, "names": s.names,
-            "you": 0, "boxes": [{"label": label, "upper": bool(u)}
-                                for label, u in zip(r.labels, upper)],
+            "you": s.people[0], "people": list(s.people),
+            "turn_of": None if over else s.mover_name(),
+            "boxes": [{"label": label, "upper": bool(u)} for label, u in zip(r.labels, upper)],
             "upper_bonus_threshold": r.upper_bonus_threshold,
             "five_kind_label": f"{r.labels[r.five_kind_box]} bonus" if r.five_kind_bonus
             else None,
@@ -102,17 +115,30 @@ class ScorecardWebGame:
         s = self.session
         sm = s.summary()
         winners = [s.names[i] for i in sm.winners]
-        lines = [f"Final total: {sm.totals[0]}"]
+        expects = ("" if sm.expected_score is None else
+                   f" (optimal play expects {sm.expected_score:.2f} from the start)")
+        if len(s.people) == 1:
+            lines = [f"Final total: {sm.totals[0]}"]
+        else:
+            lines = [standings_line(sm.standings)]
         if len(s.names) > 1:
-            lines.append(("Winner: " if len(winners) == 1 else "Tie: ") + ", ".join(winners))
-        if sm.loss is not None:
-            expects = ("" if sm.expected_score is None else
-                       f" (optimal play expects {sm.expected_score:.2f} from the start)")
+            lines.append(result_line(sm.standings))
+        if len(s.people) == 1 and sm.loss is not None:
             lines.append(f"Total expected loss of your game: {sm.loss:.2f} points over "
                          f"{sm.decisions} decisions{expects}.")
+        elif sm.loss is not None:
+            lines += [f"Total expected loss of {p.name}'s game: {p.loss:.2f} points over "
+                      f"{p.decisions} decisions." for p in sm.people if p.loss is not None]
+            if expects:
+                lines.append(f"Optimal play expects {sm.expected_score:.2f} from the start.")
         return {"totals": sm.totals, "winners": winners, "loss": sm.loss,
                 "decisions": sm.decisions, "expected_score": sm.expected_score,
-                "unit": "points", "lines": lines}
+                "unit": "points", "lines": lines,
+                "standings": [{"seat": x.seat, "name": x.name, "total": x.total,
+                               "place": x.place, "shared": x.shared, "person": x.person}
+                              for x in sm.standings],
+                "people": [{"seat": p.seat, "name": p.name, "loss": p.loss,
+                            "decisions": p.decisions} for p in sm.people]}
 
     # -- the bots ------------------------------------------------------------------------------
     def _bot_text(self, move: ScorecardMove) -> str:
@@ -123,7 +149,7 @@ class ScorecardWebGame:
                 f"(total {move.total})")
 
     def bot_frames(self) -> list[dict]:
-        """Play the bots up to the human's turn: one frame per decision."""
+        """Play the bots up to a person's turn: one frame per decision."""
         frames = []
         s = self.session
         while not s.over() and not s.human_to_move():
@@ -134,14 +160,17 @@ class ScorecardWebGame:
                            "points": move.points if move.box is not None else None})
         return frames
 
-    # -- the human's moves ---------------------------------------------------------------------
+    # -- the people's moves --------------------------------------------------------------------
     def move(self, move: dict) -> dict:
-        """Play a checked move (:func:`~agents.play.web.validation.parse_move`); the messages,
-        the bots' frames and the advisor's verdict.  ``IllegalMove`` leaves the game as it
-        was."""
+        """Play a checked move (:func:`~agents.play.web.validation.parse_move`) of the person
+        to move; the messages, the bots' frames and the advisor's verdict.  ``IllegalMove``
+        leaves the game as it was."""
         s = self.session
         r = s.rules
         kind = move["kind"]
+        seat = s.table.current
+        name = self._name(seat)
+        you = name == "You"
         messages = []
         if kind == "hold":
             action = s.hold_action(move["positions"])
@@ -154,18 +183,21 @@ class ScorecardWebGame:
             box = s.auto_box()
             action = N_HOLDS + box
             messages.append(f"No choice within {self.auto_seconds:g}s: the computer's choice, "
-                            f"{r.labels[box]}, is scored for you.")
+                            f"{r.labels[box]}, is scored for {'you' if you else name}.")
         played = s.play(action, auto=kind == "auto")
-        self.verdict = None if played.verdict is None else _verdict_json(played.verdict)
+        self.verdict = None if played.verdict is None else _verdict_json(
+            played.verdict, "Your" if you else f"{name}'s")
         if played.box is None:
             after = played.dice_after or ()
             self.held = kept_positions(after, played.kept)
-            messages.append(f"You {hold_text(played.dice, action)} and roll {dice_text(after)}.")
+            held = hold_text(played.dice, action)
+            messages.append(f"You {held} and roll {dice_text(after)}." if you else
+                            f"{name} {third_person(held)} and rolls {dice_text(after)}.")
             frames: list[dict] = []
         else:
             self.held = []
-            messages.append(f"You score {played.points} in {r.labels[played.box]} "
-                            f"(total {played.total}).")
+            messages.append(f"{name} {'score' if you else 'scores'} {played.points} in "
+                            f"{r.labels[played.box]} (total {played.total}).")
             frames = self.bot_frames()
         return {"messages": messages, "frames": frames, "verdict": self.verdict}
 

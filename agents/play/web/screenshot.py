@@ -1,11 +1,13 @@
 """Screenshots of the web app's pages (``dice-env web-screenshot``): a few moves of a seeded
-Penta game against a bot with the advisor on, and optionally the Inspect page at its costliest
-decision.
+Penta game against a bot with the advisor on (one person, or several taking turns at the
+screen), and optionally the Inspect page at its costliest decision.
 
 A server of this process on a free loopback port; the system's Chromium driven by Playwright
-(``DICE_ENV_CHROMIUM`` names another executable); in each of the human's decisions the
+(``DICE_ENV_CHROMIUM`` names another executable); in each decision of the person to move the
 advisor's best option is played, holding its dice by clicking them.  The same arguments give
-the same picture.  Needs the ``web`` and ``dev`` extras and Chromium.
+the same picture.  On a desktop screen the picture is the whole page; on a phone's
+(:data:`PHONE`, a touch screen at twice the pixels) it is the screen a person sees, scrolled to
+the game (or to the replay).  Needs the ``web`` and ``dev`` extras and Chromium.
 """
 
 from __future__ import annotations
@@ -14,8 +16,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["NotAPentaPlayer", "ScreenshotError", "Shot", "best_move", "inspect_picture",
-           "take_screenshots"]
+__all__ = ["PHONE", "NotAPentaPlayer", "ScreenshotError", "Shot", "best_move",
+           "inspect_picture", "take_screenshots"]
+
+#: a phone's screen in CSS pixels (width, height)
+PHONE = (390, 844)
 
 
 class ScreenshotError(RuntimeError):
@@ -28,9 +33,11 @@ class NotAPentaPlayer(ValueError):
 
 @dataclass(frozen=True)
 class Shot:
-    """What to picture: the Play page after ``decisions`` of the human's decisions of the game
-    of ``seed`` against ``bot``, in a ``width`` x ``height`` viewport, written to ``out``; and
-    with ``inspect_out`` the Inspect page of the query ``inspect`` too."""
+    """What to picture: the Play page after ``decisions`` decisions of the people (``people``:
+    their names, taking turns; none: one person, "you") in the game of ``seed`` against
+    ``bot``, in a ``width`` x ``height`` viewport (``phone``: :data:`PHONE`, a touch screen,
+    the visible screen only), written to ``out``; and with ``inspect_out`` the Inspect page
+    of the query ``inspect`` too."""
 
     out: Path = Path("docs/web-play.png")
     seed: int = 7
@@ -40,6 +47,14 @@ class Shot:
     height: int = 960
     inspect_out: Path | None = None
     inspect: str = "agent=ppo&game=penta&seed=3"
+    phone: bool = False
+    people: tuple[str, ...] = ()
+
+    @property
+    def viewport(self) -> dict[str, int]:
+        """The browser's viewport."""
+        width, height = PHONE if self.phone else (self.width, self.height)
+        return {"width": width, "height": height}
 
 
 def best_move(page: Any) -> None:
@@ -57,18 +72,28 @@ def best_move(page: Any) -> None:
     page.wait_for_selector("body[data-busy='0']")
 
 
-def inspect_picture(page: Any, url: str, query: str, out: Path) -> Path:
-    """The Inspect page of ``query`` at its costliest decision, written to ``out``."""
+def _picture(page: Any, out: Path, screen_at: str | None) -> None:
+    """Write the whole page to ``out``; with ``screen_at`` (a selector), only the screen,
+    scrolled to that element."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    if screen_at is not None:
+        page.eval_on_selector(screen_at, "e => e.scrollIntoView({block: 'start'})")
+    page.screenshot(path=str(out), full_page=screen_at is None, animations="disabled",
+                    caret="hide")
+
+
+def inspect_picture(page: Any, url: str, query: str, out: Path, phone: bool = False) -> Path:
+    """The Inspect page of ``query`` at its costliest decision, written to ``out`` (``phone``:
+    the screen at the replay's buttons)."""
     page.goto(f"{url}/inspect?{query}")
-    page.wait_for_selector(".ins-panel .ins-options")
+    page.wait_for_selector(".ins-panel .ins-options", timeout=600_000)
     data = page.request.get(f"{url}/api/inspect?{query}").json()
     regrets = [d["regret"] for d in data["games"][0]["players"][0]["decisions"]]
     steps = max(range(len(regrets)), key=regrets.__getitem__)
     for _ in range(steps):
         page.keyboard.press("ArrowRight")
     page.mouse.move(0, 0)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(out), full_page=True, animations="disabled", caret="hide")
+    _picture(page, out, ".ins-nav" if phone else None)
     return out
 
 
@@ -77,19 +102,22 @@ def _play_page(page: Any, url: str, shot: Shot) -> None:
     page.wait_for_selector("body[data-ready='1']")
     page.eval_on_selector("#speed", "e => { e.value = '0'; e.dispatchEvent(new Event('input')) }")
     page.select_option("#game", "penta")
+    for i, name in enumerate(shot.people):
+        if i:
+            page.click("#add-person")
+        page.locator("#people-list input").nth(i).fill(name)
     page.click("#add-bot")
     page.locator("#bot-list select").first.select_option(shot.bot)
     page.fill("#seed", str(shot.seed))
     page.set_checked("#advisor", True)
     page.click("#start")
-    page.wait_for_selector("body[data-busy='0'] #advice tbody tr")
+    page.wait_for_selector("body[data-busy='0'] #advice tbody tr", timeout=600_000)
     for _ in range(shot.decisions):
         best_move(page)
     page.eval_on_selector("#speed",
                           "e => { e.value = '600'; e.dispatchEvent(new Event('input')) }")
     page.mouse.move(0, 0)
-    shot.out.parent.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(shot.out), full_page=True, animations="disabled", caret="hide")
+    _picture(page, shot.out, "#table" if shot.phone else None)
 
 
 def take_screenshots(shot: Shot) -> list[Path]:
@@ -118,11 +146,12 @@ def take_screenshots(shot: Shot) -> list[Path]:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=browser_path, headless=True,
                                         args=["--no-sandbox", "--disable-gpu"])
-            page = browser.new_page(viewport={"width": shot.width, "height": shot.height},
-                                    device_scale_factor=1)
+            page = browser.new_page(viewport=shot.viewport, has_touch=shot.phone,
+                                    device_scale_factor=2 if shot.phone else 1)
             _play_page(page, server.url, shot)
             if shot.inspect_out is not None:
-                written.append(inspect_picture(page, server.url, shot.inspect, shot.inspect_out))
+                written.append(inspect_picture(page, server.url, shot.inspect, shot.inspect_out,
+                                               shot.phone))
             browser.close()
     finally:
         server.stop()

@@ -1,13 +1,16 @@
 """Every request body of the web app, read and checked before anything changes.
 
 A body must be a JSON object (``Content-Type: application/json``, at most :data:`MAX_BODY`
-bytes, no duplicate keys, no NaN) with exactly the keys its request allows, each of the right
-type (a JSON ``true`` is not the integer 1).  Anything else raises :class:`ApiError` with a
-4xx status and a one-line message, which the app answers as ``{"error": message}``.
+bytes arriving within :data:`BODY_SECONDS`, no duplicate keys, no NaN, no number longer than
+:data:`MAX_NUMBER_CHARS` characters) with exactly the keys its request allows, each of the right
+type (a JSON ``true`` is not the integer 1) and every number within its bounds.  Anything else
+raises :class:`ApiError` with a 4xx status and a one-line message, which the app answers as
+``{"error": message}``.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -17,20 +20,30 @@ from starlette.requests import Request
 
 #: the largest request body read, in bytes
 MAX_BODY = 16_384
+#: seconds a request body may take to arrive (a slow client gets a 408)
+BODY_SECONDS = 10.0
+#: the longest number a body may hold, in characters (a seed has at most 19 digits)
+MAX_NUMBER_CHARS = 24
 #: seeds are integers in [0, MAX_SEED]
 MAX_SEED = 2**63 - 1
 MAX_OPPONENTS = 5
+#: people at one screen, and the longest name a body may carry (the game model checks names)
+MAX_PEOPLE = 8
+MAX_NAME_CHARS = 100
 SCORECARD_MOVES = ("hold", "score", "auto")
 FIVE_THOUSAND_MOVES = ("roll", "bank")
 
 
 class ApiError(Exception):
-    """A request refused: an HTTP status, a one-line message and extra JSON fields."""
+    """A request refused: an HTTP status, a one-line message, extra JSON fields and, for a
+    503, the seconds after which to try again (``Retry-After``)."""
 
-    def __init__(self, status: int, message: str, **extra: Any) -> None:
+    def __init__(self, status: int, message: str, *, retry_after: int | None = None,
+                 **extra: Any) -> None:
         super().__init__(message)
         self.status = status
         self.message = " ".join(str(message).split())
+        self.retry_after = retry_after
         self.extra = extra
 
 
@@ -47,25 +60,53 @@ def _no_constant(name: str) -> Any:
     raise ApiError(400, f"{name} is not a number JSON allows")
 
 
-async def read_json(request: Request, max_body: int = MAX_BODY) -> dict:
-    """The request's body as a JSON object, or ``ApiError`` (400, 413 or 415)."""
-    ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
-    if ctype != "application/json":
-        raise ApiError(415, "send the body as JSON with Content-Type: application/json")
-    length = request.headers.get("content-length")
-    if length is not None and (not length.isdigit() or int(length) > max_body):
-        raise ApiError(413, f"the body is larger than {max_body} bytes")
+def _bounded_number(kind: type):
+    """A JSON number parser that refuses numbers longer than :data:`MAX_NUMBER_CHARS`
+    (Python refuses to convert integers of more than 4300 digits with a ``ValueError``)."""
+    def parse(text: str) -> Any:
+        if len(text) > MAX_NUMBER_CHARS:
+            raise ApiError(400, f"a number in the body has {len(text)} characters; at most "
+                                f"{MAX_NUMBER_CHARS} are allowed")
+        return kind(text)
+
+    return parse
+
+
+async def _read_body(request: Request, max_body: int) -> bytearray:
     data = bytearray()
     async for chunk in request.stream():
         data += chunk
         if len(data) > max_body:
             raise ApiError(413, f"the body is larger than {max_body} bytes")
+    return data
+
+
+async def read_json(request: Request, max_body: int = MAX_BODY,
+                    seconds: float | None = None) -> dict:
+    """The request's body as a JSON object, or ``ApiError`` (400, 408, 413 or 415); the body
+    must arrive within ``seconds`` (default :data:`BODY_SECONDS`)."""
+    seconds = BODY_SECONDS if seconds is None else seconds
+    ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if ctype != "application/json":
+        raise ApiError(415, "send the body as JSON with Content-Type: application/json")
+    length = request.headers.get("content-length")
+    if length is not None and not (length.isascii() and length.isdigit()
+                                   and len(length) <= 12):
+        raise ApiError(400, "the Content-Length header is not a number of bytes")
+    if length is not None and int(length) > max_body:
+        raise ApiError(413, f"the body is larger than {max_body} bytes")
+    try:
+        async with asyncio.timeout(seconds):
+            data = await _read_body(request, max_body)
+    except TimeoutError:
+        raise ApiError(408, f"the body took longer than {seconds:g} s to arrive") from None
     if not data.strip():
         return {}
     try:
         body = json.loads(data.decode("utf-8"), object_pairs_hook=_no_duplicates,
-                          parse_constant=_no_constant)
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+                          parse_constant=_no_constant, parse_int=_bounded_number(int),
+                          parse_float=_bounded_number(float))
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError, ValueError) as exc:
         raise ApiError(400, f"the body is not valid JSON: {exc}") from None
     if not isinstance(body, dict):
         raise ApiError(400, f"the body must be a JSON object, got {type(body).__name__}")
@@ -101,13 +142,16 @@ class NewGame:
     opponents: tuple[str, ...]
     seed: int | None
     advisor: bool
+    #: the people at the screen (pass and play), empty for one person
+    people: tuple[str, ...] = ()
 
 
 def parse_new_game(body: Mapping, games: Mapping[str, Any], bots: Mapping[str, list[str]]
                    ) -> NewGame:
-    """``{"game": "penta", "opponents": ["heuristic"], "seed": 7, "advisor": true}`` (only
-    ``game`` required); ``games``: the game names; ``bots``: game -> allowed bot names."""
-    _keys(body, ("game", "opponents", "seed", "advisor"), ("game",))
+    """``{"game": "penta", "opponents": ["heuristic"], "seed": 7, "advisor": true, "people":
+    ["Ann", "Bob"]}`` (only ``game`` required; the game model checks the people's names and
+    the number of seats); ``games``: the game names; ``bots``: game -> allowed bot names."""
+    _keys(body, ("game", "opponents", "seed", "advisor", "people"), ("game",))
     game = body["game"]
     if not isinstance(game, str) or game not in games:
         raise ApiError(400, f"game must be one of {list(games)}, got {game!r}"[:200])
@@ -120,10 +164,16 @@ def parse_new_game(body: Mapping, games: Mapping[str, Any], bots: Mapping[str, l
             shown = name if isinstance(name, str) else type(name).__name__
             raise ApiError(400, f"unknown player {shown[:60]!r} for {game}; allowed: "
                                 f"{', '.join(allowed)}")
+    people = body.get("people", [])
+    if not isinstance(people, list) or len(people) > MAX_PEOPLE or not all(
+            isinstance(p, str) and len(p) <= MAX_NAME_CHARS for p in people):
+        raise ApiError(400, f"people must be a list of at most {MAX_PEOPLE} names of at most "
+                            f"{MAX_NAME_CHARS} characters")
     seed = body.get("seed")
     if seed is not None:
         seed = _int(seed, "seed", 0, MAX_SEED)
-    return NewGame(game, tuple(opponents), seed, _bool(body.get("advisor", False), "advisor"))
+    return NewGame(game, tuple(opponents), seed, _bool(body.get("advisor", False), "advisor"),
+                   tuple(people))
 
 
 def parse_move(body: Mapping, family: str, n_boxes: int = 0) -> dict:

@@ -7,6 +7,10 @@
  * replay file of scripts/replay.py) or from the server's /api/inspect routes.
  *
  * Keys: Left / Right step, Home / End, n / p the next / previous costly decision.
+ *
+ * A server that must first prepare something (a solved table, a long inspection) answers 202
+ * with a job: the status line shows the job's progress, and the request is sent again when
+ * the job is done.
  */
 (function () {
   "use strict";
@@ -16,13 +20,14 @@
   var REF_COLOR = "#6b7280";
   var SHOWN_OPTIONS = 10;
   var SHOWN_CELLS = 10;
+  var POLL_MS = 700;  // how often a job's progress is asked for
   var PIPS = {1: [[50, 50]], 2: [[27, 27], [73, 73]], 3: [[27, 27], [50, 50], [73, 73]],
     4: [[27, 27], [73, 27], [27, 73], [73, 73]],
     5: [[27, 27], [73, 27], [50, 50], [27, 73], [73, 73]],
     6: [[27, 25], [73, 25], [27, 50], [73, 50], [27, 75], [73, 75]]};
 
   var S = {data: null, origin: null, view: 0, cursor: 0, keys: [], server: false,
-    allOptions: false, picked: {}, allCells: {}};
+    allOptions: false, picked: {}, allCells: {}, loading: 0};
 
   // -- small DOM helpers ---------------------------------------------------------------------
   function el(tag, attrs, children) {
@@ -121,25 +126,29 @@
     render();
   }
 
+  // Show decision ``i`` of the replay: a note of the last move (``no costly decision after
+  // this one``) goes, a load's progress stays.
+  function goTo(i) {
+    S.cursor = Math.max(0, Math.min(S.keys.length - 1, i));
+    if (!S.loading) status("");
+    render();
+  }
+
   function goToDecision(player, index) {
     var p = currentView().players[player];
     if (!p) return;
     var d = p.decisions[index];
     if (!d) return;
-    S.cursor = Math.max(0, S.keys.indexOf(keyOf(d)));
-    render();
+    goTo(S.keys.indexOf(keyOf(d)));
   }
 
-  function step(delta) {
-    S.cursor = Math.max(0, Math.min(S.keys.length - 1, S.cursor + delta));
-    render();
-  }
+  function step(delta) { goTo(S.cursor + delta); }
 
   function nextCostly(direction) {
     for (var i = S.cursor + direction; i >= 0 && i < S.keys.length; i += direction) {
-      if (keyRegret(S.keys[i]) >= S.data.costly) { S.cursor = i; render(); return; }
+      if (keyRegret(S.keys[i]) >= S.data.costly) { goTo(i); return; }
     }
-    status("no costlier decision " + (direction > 0 ? "after" : "before") + " this one");
+    if (!S.loading) status("no costly decision " + (direction > 0 ? "after" : "before") + " this one");
   }
 
   // -- rendering -----------------------------------------------------------------------------
@@ -301,11 +310,11 @@
   function nav() {
     var bar = el("div", {"class": "ins-nav"});
     append(bar, [
-      el("button", {type: "button", text: "« first", title: "Home", onclick: function () { S.cursor = 0; render(); }}),
+      el("button", {type: "button", text: "« first", title: "Home", onclick: function () { goTo(0); }}),
       el("button", {type: "button", text: "‹ previous", title: "Left arrow", onclick: function () { step(-1); }}),
       el("span", {"class": "ins-pos", text: "decision " + (S.cursor + 1) + " / " + S.keys.length}),
       el("button", {type: "button", text: "next ›", title: "Right arrow", onclick: function () { step(1); }}),
-      el("button", {type: "button", text: "last »", title: "End", onclick: function () { S.cursor = S.keys.length - 1; render(); }}),
+      el("button", {type: "button", text: "last »", title: "End", onclick: function () { goTo(S.keys.length - 1); }}),
       el("button", {type: "button", text: "previous costly", title: "p", onclick: function () { nextCostly(-1); }}),
       el("button", {type: "button", text: "next costly", title: "n", onclick: function () { nextCostly(1); }})]);
     var strip = el("div", {"class": "ins-strip", role: "list"});
@@ -314,7 +323,7 @@
       append(strip, el("button", {type: "button", role: "listitem",
         "class": "ins-cell " + lossClass(r) + (i === S.cursor ? " current" : ""),
         title: "turn " + Math.floor(k / 1000) + ": regret " + fmtLoss(r),
-        onclick: function () { S.cursor = i; render(); }}));
+        onclick: function () { goTo(i); }}));
     });
     return [bar, strip];
   }
@@ -366,6 +375,8 @@
         el("td", {"class": "num", text: diff === null ? "—" : (diff > 0 ? "−" + fmtLoss(diff) : "")})]);
     });
     var table = el("table", {"class": "ins-options"}, [
+      el("colgroup", {}, [el("col", {"class": "c-mark"}), el("col", {"class": "c-label"}),
+        el("col", {"class": "c-value"}), el("col", {"class": "c-diff"})]),
       el("thead", {}, el("tr", {}, [el("th", {text: ""}), el("th", {text: "option"}),
         el("th", {"class": "num", text: S.data.value_label}), el("th", {"class": "num", text: "vs best"})])),
       el("tbody", {}, rows)]);
@@ -553,13 +564,42 @@
       .map(function (k) { return encodeURIComponent(k) + "=" + encodeURIComponent(params[k]); }).join("&");
   }
 
-  function getJSON(url) {
+  function fetchJSON(url) {
     return fetch(url, {headers: {Accept: "application/json"}}).then(function (r) {
       return r.json().then(function (body) {
         if (!r.ok) throw new Error(body.error || ("HTTP " + r.status));
-        return body;
+        return {status: r.status, body: body};
       });
     });
+  }
+
+  function sleep(ms) { return new Promise(function (resolve) { setTimeout(resolve, ms); }); }
+
+  // Follow a job the server started (202 {"preparing": job}) until it is done, its progress
+  // on the status line; a failed or cancelled job is an error with its reason.
+  function waitForJob(job) {
+    var what = job.what || "the data";
+    if (job.state === "done") return Promise.resolve();
+    if (job.state === "failed" || job.state === "cancelled") {
+      return Promise.reject(new Error("could not prepare " + what + ": " + (job.error || job.state)));
+    }
+    status(job.state === "queued" ? "waiting to prepare " + what + "…"
+      : "preparing " + what + ": " + Math.round(100 * (job.progress || 0)) + " %");
+    return sleep(POLL_MS)
+      .then(function () { return fetchJSON("/api/jobs/" + encodeURIComponent(job.job)); })
+      .then(function (res) { return waitForJob(res.body); });
+  }
+
+  // The JSON of ``url``, asked again after each job the server has to run first.
+  function getJSON(url) {
+    S.loading += 1;
+    return fetchJSON(url).then(function (res) {
+      if (res.status === 202 && res.body.preparing) {
+        return waitForJob(res.body.preparing).then(function () { return getJSON(url); });
+      }
+      return res.body;
+    }).then(function (body) { S.loading -= 1; return body; },
+      function (err) { S.loading -= 1; throw err; });
   }
 
   function formValues(form) {
@@ -594,6 +634,8 @@
 
   function startServer() {
     S.server = true;
+    // the server's icon (a replay file, which fetches nothing, has none)
+    append(document.head, el("link", {rel: "icon", type: "image/svg+xml", href: "/static/favicon.svg"}));
     var form = document.getElementById("ins-form");
     if (!form) return;
     form.hidden = false;
@@ -643,8 +685,8 @@
     var tag = (ev.target && ev.target.tagName) || "";
     if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA") return;
     var acts = {ArrowRight: function () { step(1); }, ArrowLeft: function () { step(-1); },
-      Home: function () { S.cursor = 0; render(); },
-      End: function () { S.cursor = S.keys.length - 1; render(); },
+      Home: function () { goTo(0); },
+      End: function () { goTo(S.keys.length - 1); },
       n: function () { nextCostly(1); }, p: function () { nextCostly(-1); }};
     if (acts[ev.key]) { ev.preventDefault(); acts[ev.key](); }
   });

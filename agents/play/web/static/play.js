@@ -1,6 +1,10 @@
-// The Play page of dice-env's web app.  It draws what the server sends and sends the user's
-// clicks: every rule, score, legality mask and advisor value comes from the server (JSON of
-// /api/games); nothing here knows a rule of the games.
+// The Play page of dice-env's web app.  It draws what the server sends and sends the clicks of
+// whoever is to move: every rule, score, legality mask and advisor value comes from the server
+// (JSON of /api/games); nothing here knows a rule of the games.  Several people may share the
+// screen (pass and play): each person's turn is announced by name, and the advisor and the
+// auto-score timer serve whoever is to move.  When the server must first prepare a solved
+// table it answers 202 with a job; the page shows the job's progress and asks again when the
+// job is done.
 "use strict";
 
 const $ = (id) => document.getElementById(id);
@@ -14,16 +18,21 @@ const PIPS = {
   5: [[28, 28], [72, 28], [50, 50], [28, 72], [72, 72]],
   6: [[28, 24], [72, 24], [28, 50], [72, 50], [28, 76], [72, 76]],
 };
+// how often a job's progress is asked for, in ms
+const POLL_MS = 700;
 
 const app = {
   config: null,
   id: null,
   state: null,
-  selected: new Set(), // dice positions the user holds (scorecard games)
+  selected: new Set(), // dice positions the person to move holds (scorecard games)
   busy: false,
   skip: false,
   timer: null,
   showAll: false,
+  lastBody: null, // the request of the game on the table (for "New game" in its summary)
+  turnKey: null, // whose turn the page last announced
+  waiting: null, // the job the page waits for: {stop: bool}
 };
 
 function el(tag, attrs = {}, ...children) {
@@ -57,7 +66,8 @@ async function api(method, path, body) {
     opts.body = JSON.stringify(body);
   }
   const response = await fetch(path, opts);
-  const data = response.status === 204 ? {} : await response.json();
+  // an answer that is not JSON (a proxy's error page) is read as no data
+  const data = response.status === 204 ? {} : await response.json().catch(() => ({}));
   if (!response.ok) {
     const legal = data.legal && data.legal.length ? ` Legal: ${data.legal.join(", ")}.` : "";
     throw new Error((data.error || `HTTP ${response.status}`) + legal);
@@ -65,10 +75,61 @@ async function api(method, path, body) {
   return data;
 }
 
+function showPreparing(job) {
+  const box = $("preparing");
+  box.hidden = !job;
+  if (!job) return;
+  showError("");
+  const pct = Math.round(100 * (job.progress || 0));
+  const what = job.what || "what this game needs";
+  $("preparing-text").textContent = job.state === "queued"
+    ? `Waiting to prepare ${what}…`
+    : `Preparing ${what}: ${pct} %`;
+  $("preparing-bar").value = job.progress || 0;
+  box.dataset.state = job.state;
+}
+
+// Wait for a job the server started (202 {"preparing": job}): its progress on screen until it
+// is done; an error if it failed or was cancelled, or if the person stopped waiting.
+async function waitForJob(job) {
+  const waiting = { stop: false };
+  app.waiting = waiting;
+  try {
+    for (;;) {
+      showPreparing(job);
+      if (job.state === "done") return;
+      if (job.state === "failed" || job.state === "cancelled") {
+        throw new Error(`Could not prepare ${job.what}: ${job.error || job.state}`);
+      }
+      await sleep(POLL_MS);
+      if (waiting.stop) throw new Error("Stopped waiting: start the game again when you like.");
+      job = await api("GET", `/api/jobs/${encodeURIComponent(job.job)}`);
+    }
+  } finally {
+    if (app.waiting === waiting) app.waiting = null;
+    showPreparing(null);
+  }
+}
+
+// A request that may first need a prepared table: wait for each job, then send it again.
+async function prepared(method, path, body) {
+  for (;;) {
+    const data = await api(method, path, body);
+    if (!data.preparing) return data;
+    await waitForJob(data.preparing);
+  }
+}
+
+// An error on the table's error line; before the first game (no table yet), under the form.
 function showError(message) {
-  const e = $("error");
-  e.textContent = message || "";
-  e.hidden = !message;
+  for (const id of ["error", "setup-error"]) {
+    $(id).textContent = "";
+    $(id).hidden = true;
+  }
+  if (!message) return;
+  const e = $("table").hidden ? $("setup-error") : $("error");
+  e.textContent = message;
+  e.hidden = false;
 }
 
 function log(text, kind) {
@@ -77,6 +138,44 @@ function log(text, kind) {
   list.append(el("li", { class: kind || "", text }));
   while (list.children.length > 300) list.firstChild.remove();
   list.scrollTop = list.scrollHeight;
+}
+
+// -- who plays -------------------------------------------------------------------------------
+// One person whom nobody named: the page speaks to them as "you".
+function unnamed(s) {
+  return s.people.length === 1 && s.names[s.people[0]] === "you";
+}
+
+function turnWords(s) {
+  if (s.your_turn) return unnamed(s) ? "your turn" : `${s.turn_of}'s turn`;
+  return `${s.names[s.current]}'s turn`;
+}
+
+// The banner over the table when several people share the screen: whose turn it is.  It keeps
+// its place all game (a bot's turn greys it), so nothing jumps when it changes.
+function drawBanner(s) {
+  const b = $("turn-banner");
+  b.hidden = s.people.length < 2;
+  if (b.hidden) return;
+  if (s.over) {
+    b.textContent = "Game over";
+    b.className = "banner waiting";
+  } else if (s.your_turn) {
+    b.textContent = `${s.turn_of}'s turn`;
+    b.className = "banner";
+  } else {
+    b.textContent = `${s.names[s.current]} is playing…`;
+    b.className = "banner waiting";
+  }
+}
+
+// Log a person's new turn, by name, once.
+function announceTurn(s) {
+  if (!s.your_turn || s.people.length < 2) return;
+  const key = s.family === "scorecard" ? `${s.current}:${s.round}` : `${s.current}:${s.turns[s.current]}`;
+  if (key === app.turnKey) return;
+  app.turnKey = key;
+  log(`${s.turn_of}'s turn`, "turn");
 }
 
 // -- dice ------------------------------------------------------------------------------------
@@ -146,8 +245,7 @@ function toggleDie(i) {
 // -- the scorecard games -----------------------------------------------------------------
 function scorecardStatus(s) {
   if (s.over) return `${s.title}: game over`;
-  const who = s.your_turn ? "your turn" : `${s.names[s.current]}'s turn`;
-  return `${s.title}: round ${s.round} of ${s.rounds}, ${who}, roll ${s.roll} of ${s.rolls}`;
+  return `${s.title}: round ${s.round} of ${s.rounds}, ${turnWords(s)}, roll ${s.roll} of ${s.rolls}`;
 }
 
 function scorecardActions(s) {
@@ -165,16 +263,21 @@ function scorecardActions(s) {
 
 function scorecardBoard(s, highlightBox) {
   const table = el("table", { class: "card", id: "card" });
-  const head = el("tr", {}, el("th", { text: "#" }), el("th", { text: "Box" }));
-  s.names.forEach((name, i) => head.append(el("th", {
-    text: name, class: i === s.current && !s.over ? "mover" : "", "data-seat": i })));
-  if (!s.over) head.append(el("th", { text: s.your_turn ? "Your roll" : "Roll", class: "now" }));
+  const head = el("tr", {}, el("th", { class: "num", text: "#" }), el("th", { text: "Box" }));
+  s.names.forEach((name, i) => {
+    const cls = [i === s.current && !s.over ? "mover" : "", s.people.includes(i) ? "person" : ""];
+    head.append(el("th", { text: name, class: cls.join(" ").trim(), "data-seat": i }));
+  });
+  if (!s.over) {
+    const roll = !s.your_turn ? "Roll" : unnamed(s) ? "Your roll" : `${s.turn_of}'s roll`;
+    head.append(el("th", { text: roll, class: "now" }));
+  }
   table.append(el("thead", {}, head));
   const body = el("tbody");
   const mine = s.your_turn && !app.busy;
   const lastUpper = s.boxes.map((b) => b.upper).lastIndexOf(true);
   const sumRow = (label, key, note) => {
-    const tr = el("tr", { class: "sum", "data-row": key }, el("td"),
+    const tr = el("tr", { class: "sum", "data-row": key }, el("td", { class: "num" }),
       el("td", { class: "label", text: label }));
     s.totals.forEach((t, i) => tr.append(el("td", { text: String(t[key]), "data-seat": i })));
     if (!s.over) tr.append(el("td", { class: "now note", text: note || "" }));
@@ -195,8 +298,8 @@ function scorecardBoard(s, highlightBox) {
       if (pts !== null && s.legal_boxes[k]) {
         if (mine) {
           td.append(el("button", {
-            class: "score", text: `+${pts}`, "data-box": k, title: `score ${b.label}`,
-            onclick: () => sendMove({ kind: "score", box: k }),
+            type: "button", class: "score", text: `+${pts}`, "data-box": k,
+            title: `score ${b.label}`, onclick: () => sendMove({ kind: "score", box: k }),
           }));
         } else {
           td.textContent = `+${pts}`;
@@ -223,8 +326,7 @@ function scorecardBoard(s, highlightBox) {
 // -- 5000 --------------------------------------------------------------------------------------
 function fiveStatus(s) {
   if (s.over) return `${s.title}: game over`;
-  const who = s.your_turn ? "your turn" : `${s.names[s.current]}'s turn`;
-  return `${s.title} (target ${s.target}, entry ${s.entry}): ${who}`;
+  return `${s.title} (target ${s.target}, entry ${s.entry}): ${turnWords(s)}`;
 }
 
 function fiveActions(s) {
@@ -240,14 +342,9 @@ function fiveActions(s) {
 
 function fiveInfo(s) {
   if (s.over) return "";
-  let text = `Roll: ${s.roll_points} points. Turn total ${s.turn_total} (set aside before ` +
+  return `Roll: ${s.roll_points} points. Turn total ${s.turn_total} (set aside before ` +
     `this roll: ${s.turn_total_before}); ${s.dice_left} ${s.dice_left === 1 ? "die" : "dice"} ` +
-    "to roll on. ";
-  if (s.bank_refusal) text += `Bank: not allowed (${s.bank_refusal}).`;
-  else if (s.overshoot) text += `Bank: allowed (overshoots by ${s.overshoot}: the points ` +
-    "would be gifted).";
-  else text += "Bank: allowed.";
-  return text;
+    `to roll on. ${s.bank_text || ""}`;
 }
 
 function fiveBoard(s) {
@@ -258,7 +355,7 @@ function fiveBoard(s) {
   s.names.forEach((name, i) => {
     const cls = (i === s.current && !s.over ? "mover" : "") + (s.winner === name ? " winner" : "");
     const note = s.scores[i] > 0 ? "" : " (not entered)";
-    body.append(el("tr", { class: cls, "data-seat": i },
+    body.append(el("tr", { class: cls.trim(), "data-seat": i },
       el("td", { text: name + note }),
       el("td", { class: "score", text: String(s.scores[i]) }),
       el("td", { class: "turns", text: String(s.turns[i]) })));
@@ -275,6 +372,8 @@ function drawAdvice(s) {
   const verdict = $("verdict");
   panel.hidden = !s.advisor;
   $("advisor").checked = !!s.advisor;
+  $("advice-title").textContent = s.your_turn && !unnamed(s) && s.people.length > 1
+    ? `Advisor for ${s.turn_of}` : "Advisor";
   verdict.hidden = !(s.advisor && s.verdict);
   verdict.textContent = s.verdict ? s.verdict.line : "";
   const table = $("advice");
@@ -283,17 +382,19 @@ function drawAdvice(s) {
   more.hidden = true;
   const a = s.advice;
   if (!a) {
-    $("advice-head").textContent = s.advisor && !s.over && !s.your_turn ? "Waiting for your turn." : "";
+    const wait = s.people.length > 1 ? "Waiting for a person's turn." : "Waiting for your turn.";
+    $("advice-head").textContent = s.advisor && !s.over && !s.your_turn ? wait : "";
     return;
   }
   let head;
   let cols;
+  const whose = unnamed(s) ? "Your" : `${s.turn_of}'s`;
   if (a.kind === "score") {
     head = a.with_win ? "Expected final score and chance of winning of each option, best score first:"
       : "Expected final score of each option, best first:";
     cols = a.with_win ? ["Expected", "P(win)", "Option"] : ["Expected", "Option"];
   } else if (a.kind === "win") {
-    head = "Your win probability after each option:";
+    head = `${whose} win probability after each option:`;
     cols = ["P(win)", "Option"];
   } else {
     head = "Expected turns still to play, fewest first:";
@@ -326,26 +427,37 @@ function drawAdvice(s) {
 }
 
 // -- the auto-score timer ----------------------------------------------------------------------
+// Stop the countdown.  With a note (a press stopped it) the note takes its place at the same
+// height, so that what lies below -- the score button under the finger -- does not move before
+// the finger lifts; without one the line goes (after a move, when nothing is being pressed).
 function stopTimer(note) {
-  if (!app.timer) return;
-  clearInterval(app.timer.tick);
-  app.timer = null;
   const t = $("timer");
-  t.textContent = note || "";
-  t.hidden = !note;
-  t.dataset.state = "stopped";
+  if (app.timer) clearInterval(app.timer.tick);
+  app.timer = null;
+  if (note) {
+    t.style.minHeight = `${t.offsetHeight}px`;
+    t.textContent = note;
+    t.hidden = false;
+    t.dataset.state = "stopped";
+  } else {
+    t.style.minHeight = "";
+    t.textContent = "";
+    t.hidden = true;
+    t.dataset.state = "off";
+  }
 }
 
-function startTimer(auto) {
+function startTimer(auto, s) {
   stopTimer();
   const t = $("timer");
   const end = performance.now() + auto.seconds * 1000;
+  const who = unnamed(s) ? "you" : s.turn_of;
   t.hidden = false;
   t.dataset.state = "running";
   const show = () => {
     const left = Math.max(0, (end - performance.now()) / 1000);
-    t.textContent = `The computer scores ${auto.label} in ${left.toFixed(1)} s: click or press ` +
-      "a key to choose yourself.";
+    t.textContent = `The computer scores ${auto.label} for ${who} in ${left.toFixed(1)} s: ` +
+      "click or press a key to choose.";
     if (left <= 0) {
       clearInterval(app.timer.tick);
       app.timer = null;
@@ -358,13 +470,45 @@ function startTimer(auto) {
 }
 
 for (const kind of ["pointerdown", "keydown"]) {
-  document.addEventListener(kind, () => stopTimer("Auto-score stopped: your choice."), true);
+  document.addEventListener(kind, () => {
+    if (app.timer) stopTimer("Auto-score stopped: your choice.");
+  }, true);
 }
 
 // -- drawing the whole state -------------------------------------------------------------------
+function standingsTable(sm) {
+  const body = el("tbody");
+  for (const st of sm.standings) {
+    const place = st.shared ? `${st.place} (shared)` : String(st.place);
+    body.append(el("tr", { class: st.place === 1 ? "top" : "", "data-seat": st.seat },
+      el("td", { text: place }), el("td", { text: st.name + (st.person ? "" : " (bot)") }),
+      el("td", { class: "total", text: String(st.total) })));
+  }
+  return el("table", { class: "standings" },
+    el("thead", {}, el("tr", {}, el("th", { text: "Place" }), el("th", { text: "Player" }),
+                        el("th", { text: "Total" }))), body);
+}
+
+function drawSummary(s) {
+  const sum = $("summary");
+  sum.hidden = !s.summary;
+  if (!s.summary) return;
+  const parts = [el("h3", { text: "Game over" })];
+  if (s.summary.standings && s.summary.standings.length > 1) parts.push(standingsTable(s.summary));
+  parts.push(...s.summary.lines.map((line) => el("p", { text: line })));
+  parts.push(el("div", { class: "buttons" },
+    el("button", { type: "button", id: "again", class: "primary", text: "New game",
+                   title: "the same game, players and advisor, new dice",
+                   onclick: () => startGame(null, { again: true }) }),
+    el("button", { type: "button", id: "change", text: "Change the players",
+                   onclick: openSetup })));
+  sum.replaceChildren(...parts);
+}
+
 function render(s, frame) {
   app.state = s;
   const scorecard = s.family === "scorecard";
+  drawBanner(s);
   $("status").textContent = scorecard ? scorecardStatus(s) : fiveStatus(s);
   $("status").dataset.current = String(s.current);
   if (scorecard) $("status").dataset.rollsLeft = String(s.rolls_left);
@@ -382,17 +526,13 @@ function render(s, frame) {
   w.textContent = s.warning || "";
   w.hidden = !s.warning || !s.your_turn;
   drawAdvice(frame ? { ...s, advice: null } : s);
-  const sum = $("summary");
-  sum.hidden = !s.summary;
-  if (s.summary) {
-    sum.replaceChildren(el("h3", { text: "Game over" }),
-      ...s.summary.lines.map((line) => el("p", { text: line })),
-      el("button", { class: "primary", text: "New game", onclick: () => window.scrollTo(0, 0) }));
-  }
+  drawSummary(s);
 }
 
 async function playFrames(frames) {
   if (!frames || !frames.length) return;
+  const several = app.state && app.state.people.length > 1;
+  $("skip").textContent = several ? "Skip the bots' moves" : "Skip to my turn";
   $("skip").hidden = false;
   for (const f of frames) {
     if (!app.skip) render(f.view, f);
@@ -412,7 +552,8 @@ async function receive(data) {
   app.selected = new Set(data.state.held || []);
   setBusy(false);
   render(data.state);
-  if (data.state.your_turn && data.state.auto) startTimer(data.state.auto);
+  announceTurn(data.state);
+  if (data.state.your_turn && data.state.auto) startTimer(data.state.auto, data.state);
   else stopTimer();
 }
 
@@ -432,6 +573,28 @@ async function sendMove(move) {
 }
 
 // -- the setup form ----------------------------------------------------------------------------
+function maxSeats() {
+  return app.config.max_seats || app.config.max_opponents + 1;
+}
+
+function seatCount() {
+  return $("people-list").children.length + $("bot-list").children.length;
+}
+
+// The add buttons and the line under the form follow the seats taken.
+function refreshSeats() {
+  const full = seatCount() >= maxSeats();
+  $("add-bot").disabled = full || $("bot-list").children.length >= app.config.max_opponents;
+  $("add-person").disabled = full;
+  const people = $("people-list").children.length;
+  const bots = $("bot-list").children.length;
+  for (const b of document.querySelectorAll("#people-list button.remove")) b.disabled = people < 2;
+  $("seats").textContent = `${people} ${people === 1 ? "person" : "people"} and ${bots} ` +
+    `${bots === 1 ? "bot" : "bots"}: ${people + bots} of at most ${maxSeats()} seats. ` +
+    (people > 1 ? "You take turns at this screen; each turn is announced by name." :
+      "Add a person to play against each other at this screen.");
+}
+
 function botChoices() {
   const game = $("game").value;
   return app.config.bots[game] || [];
@@ -439,15 +602,31 @@ function botChoices() {
 
 function addBot(name) {
   const list = $("bot-list");
-  if (list.children.length >= app.config.max_opponents) return;
-  const select = el("select", { class: "bot" });
+  if (list.children.length >= app.config.max_opponents || seatCount() >= maxSeats()) return;
+  const select = el("select", { class: "bot", "aria-label": `bot ${list.children.length + 1}` });
   for (const b of botChoices()) select.append(el("option", { value: b, text: b }));
   if (name && botChoices().includes(name)) select.value = name;
-  const row = el("div", { class: "bot-row" }, select,
+  const row = el("div", { class: "row bot-row" }, select,
     el("button", { type: "button", class: "remove", text: "×", title: "remove this bot",
-                   onclick: () => { row.remove(); $("add-bot").disabled = false; } }));
+                   onclick: () => { row.remove(); refreshSeats(); } }));
   list.append(row);
-  $("add-bot").disabled = list.children.length >= app.config.max_opponents;
+  refreshSeats();
+}
+
+function addPerson(name) {
+  const list = $("people-list");
+  if (seatCount() >= maxSeats()) return null;
+  const n = list.children.length + 1;
+  const input = el("input", { class: "person", type: "text", maxlength: 24,
+                              placeholder: n === 1 ? "you" : `Player ${n}`,
+                              "aria-label": `person ${n}'s name` });
+  if (name) input.value = name;
+  const row = el("div", { class: "row person-row" }, input,
+    el("button", { type: "button", class: "remove", text: "×", title: "remove this person",
+                   onclick: () => { row.remove(); refreshSeats(); } }));
+  list.append(row);
+  refreshSeats();
+  return input;
 }
 
 function refreshBots() {
@@ -456,31 +635,57 @@ function refreshBots() {
   for (const n of names) addBot(n);
 }
 
-async function startGame(event) {
-  event.preventDefault();
+// The people's names as the server gets them: none for one person who gave no name ("you");
+// an empty name of several people is "Player N".
+function peopleNames() {
+  const inputs = [...document.querySelectorAll("#people-list input")];
+  const names = inputs.map((x, i) => x.value.trim() || (inputs.length > 1 ? `Player ${i + 1}` : ""));
+  return names.length === 1 && names[0] === "" ? null : names;
+}
+
+function openSetup() {
+  $("setup").scrollIntoView({ block: "start" });
+  $("game").focus();
+}
+
+// Start a game: from the form, or ({again: true}) the game just played again with new dice.
+async function startGame(event, opts = {}) {
+  if (event) event.preventDefault();
   if (app.busy) return;
   stopTimer();
   showError("");
-  const body = {
-    game: $("game").value,
-    opponents: [...document.querySelectorAll("#bot-list select")].map((s) => s.value),
-    advisor: $("advisor").checked,
-  };
-  const seed = $("seed").value.trim();
-  if (seed !== "") body.seed = Number(seed);
+  let body;
+  if (opts.again && app.lastBody) {
+    body = { ...app.lastBody, advisor: $("advisor").checked };
+    delete body.seed;
+  } else {
+    body = {
+      game: $("game").value,
+      opponents: [...document.querySelectorAll("#bot-list select")].map((s) => s.value),
+      advisor: $("advisor").checked,
+    };
+    const people = peopleNames();
+    if (people) body.people = people;
+    const seed = $("seed").value.trim();
+    if (seed !== "") body.seed = Number(seed);
+  }
   setBusy(true);
   try {
-    const data = await api("POST", "/api/games", body);
+    const data = await prepared("POST", "/api/games", body);
     if (app.id) api("DELETE", `/api/games/${app.id}`).catch(() => {});
     app.id = data.id;
+    app.lastBody = body;
     app.showAll = false;
+    app.turnKey = null;
+    app.selected = new Set();
     $("table").hidden = false;
     $("log").replaceChildren();
     document.body.dataset.game = data.id;
+    if (opts.again) $("table").scrollIntoView({ block: "start" });
     await receive(data);
   } catch (err) {
-    showError(err.message);
     $("table").hidden = app.id === null;
+    showError(err.message);
     setBusy(false);
   }
 }
@@ -492,14 +697,17 @@ async function setAdvisor() {
     return;
   }
   const on = $("advisor").checked;
+  stopTimer();
   setBusy(true);
   try {
-    const data = await api("POST", `/api/games/${app.id}/advisor`, { on });
+    const data = await prepared("POST", `/api/games/${app.id}/advisor`, { on });
     setBusy(false);
     render(data.state);
+    if (data.state.your_turn && data.state.auto) startTimer(data.state.auto, data.state);
   } catch (err) {
     showError(err.message);
     setBusy(false);
+    render(app.state);
   }
 }
 
@@ -519,14 +727,16 @@ function onKey(event) {
 
 async function init() {
   app.config = await api("GET", "/api/config");
-  $("max-bots").textContent = String(app.config.max_opponents);
   for (const g of app.config.games) $("game").append(el("option", { value: g.id, text: g.title }));
   $("game").addEventListener("change", refreshBots);
   $("add-bot").addEventListener("click", () => addBot("heuristic"));
+  $("add-person").addEventListener("click", () => { const x = addPerson(); if (x) x.focus(); });
   $("new-game").addEventListener("submit", startGame);
   $("advisor").addEventListener("change", setAdvisor);
   $("skip").addEventListener("click", () => { app.skip = true; });
+  $("preparing-stop").addEventListener("click", () => { if (app.waiting) app.waiting.stop = true; });
   $("advice-more").addEventListener("click", () => { app.showAll = !app.showAll; drawAdvice(app.state); });
+  addPerson();
   const speed = $("speed");
   const saved = localStorage.getItem("dice-web-speed");
   if (saved !== null) speed.value = saved;

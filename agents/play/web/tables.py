@@ -1,0 +1,356 @@
+"""The solved tables the web app's games and inspections read, and their preparation as jobs.
+
+Nine tables, each one file of the on-disk cache (:mod:`agents.solvers.cache`,
+``$DICE_ENV_CACHE`` or the user cache folder):
+
+=========================  ========================================================  ========
+key                        read by                                                   solving
+=========================  ========================================================  ========
+``penta/dp``               the advisor, the ``optimal`` bot, inspections of Penta     seconds
+``dice-poker/dp``          the same for Dice Poker                                    seconds
+``penta/spread``           the advisor's chance of winning (a game with bots), the    minutes
+                           ``win-value`` bot
+``dice-poker/spread``      the same for Dice Poker                                    tens of
+                                                                                      minutes
+``penta/last-turn``        the same, in the last round (the exact distribution of     seconds
+                           each last turn's gain; written by this module)
+``dice-poker/last-turn``   the same for Dice Poker                                    seconds
+``fivethousand/solo``      the 5000 advisor alone                                     seconds
+``fivethousand/2p``        the 5000 advisor and ``optimal`` bot at 2 or 4+ seats,     seconds
+                           inspections of 5000
+``fivethousand/3p``        the same at 3 seats                                        minutes
+=========================  ========================================================  ========
+
+:func:`game_needs` and :func:`inspect_needs` say which a request needs; :class:`Tables`
+whether each is ready (a stat: answered at once), starts the job that builds a missing one
+(:func:`build_table`, run in a worker process by :class:`~agents.play.web.jobs.JobRunner`) or
+joins the running one.  The paths are the ones the solvers' own ``load_or_solve`` functions
+read and write (a test holds them together).
+
+A new game waits for the tables it reads from its first decision on.  The *late* ones (the
+last-turn tables) are read from the last round on, minutes later: a game that needs one starts
+its build and does not wait; :meth:`Tables.attach` hands it to the game's players once it is
+there (a player that meets its last round before then computes the table itself, as players
+outside the web app do).  A ``warm`` server also builds them at start-up.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from agents.games import is_fivethousand
+from agents.play.web.jobs import Job, JobRunner, Progress, WorkFailed
+
+__all__ = ["TABLES", "TableSpec", "Tables", "build_table", "game_needs", "inspect_needs",
+           "table_path", "table_ready"]
+
+#: how long after a failed build a request is shown that failure instead of a new build
+FAILED_SHOWN_SECONDS = 60.0
+
+
+@dataclass(frozen=True)
+class TableSpec:
+    """One solved table.
+
+    Attributes:
+        key: ``"<game>/<kind>"``.
+        game: the web game it belongs to.
+        kind: ``dp``, ``spread``, ``last-turn``, ``solo``, ``2p`` or ``3p``.
+        needs: the table it is built from (built first), or None.
+        what: the table in words, for people.
+        expected_seconds: a rough solving time on two busy cores (for the time-based estimate
+            of tables whose solver reports no fraction done).
+    """
+
+    key: str
+    game: str
+    kind: str
+    what: str
+    expected_seconds: float
+
+    @property
+    def late(self) -> bool:
+        """Read only from a game's last round on: a new game does not wait for it."""
+        return self.kind == "last-turn"
+
+    @property
+    def needs(self) -> str | None:
+        """The table this one is built from, or None."""
+        return {"spread": f"{self.game}/dp", "last-turn": f"{self.game}/spread"}.get(self.kind)
+
+
+def _spec(game: str, kind: str, what: str, seconds: float) -> TableSpec:
+    return TableSpec(f"{game}/{kind}", game, kind, what, seconds)
+
+
+#: the format of the last-turn tables this module writes (part of their cache key)
+LAST_TURN_FORMAT = 1
+
+
+TABLES: dict[str, TableSpec] = {s.key: s for s in (
+    _spec("penta", "dp", "the optimal tables of Penta", 10),
+    _spec("dice-poker", "dp", "the optimal tables of Dice Poker", 30),
+    _spec("penta", "spread", "the win-probability tables of Penta", 900),
+    _spec("dice-poker", "spread", "the win-probability tables of Dice Poker", 2400),
+    _spec("penta", "last-turn", "the last-round win-probability tables of Penta", 30),
+    _spec("dice-poker", "last-turn", "the last-round win-probability tables of Dice Poker",
+          60),
+    _spec("fivethousand", "solo", "the optimal tables of solo 5000", 10),
+    _spec("fivethousand", "2p", "the optimal tables of two-player 5000", 20),
+    _spec("fivethousand", "3p", "the optimal tables of three-player 5000", 400),
+)}
+
+
+def _fivethousand_rules() -> Any:
+    from dice_env.fivethousand.rules import coerce_rules
+
+    return coerce_rules("fivethousand")
+
+
+def _last_turn_key(game: str) -> dict[str, Any]:
+    from agents.scorecard.score_spread import FORMAT_VERSION
+    from agents.solvers.scorecard_dp import cache_key
+    from dice_env.scorecard.rules import get_rules
+
+    rules = get_rules(game)
+    return {"kind": "scorecard-last-turn", "format": LAST_TURN_FORMAT,
+            "spread": {"format": FORMAT_VERSION, "dp": cache_key(rules)}}
+
+
+def table_path(key: str) -> Path:
+    """The cache file of table ``key`` (where its solver's ``load_or_solve`` looks)."""
+    from agents.solvers import cache as C
+
+    spec = TABLES[key]
+    if spec.kind == "last-turn":
+        return C.cache_path(None, f"last-turn-{spec.game}", _last_turn_key(spec.game))
+    if spec.kind in ("dp", "spread"):
+        from agents.solvers.scorecard_dp import cache_key
+        from dice_env.scorecard.rules import get_rules
+
+        rules = get_rules(spec.game)
+        if spec.kind == "dp":
+            return C.cache_path(None, f"scorecard-{rules.name}", cache_key(rules))
+        from agents.scorecard.score_spread import FORMAT_VERSION
+
+        key_ = {"kind": "scorecard-spread", "format": FORMAT_VERSION, "dp": cache_key(rules)}
+        return C.cache_path(None, f"spread-{rules.name}", key_)
+    rules = _fivethousand_rules()
+    if spec.kind == "3p":
+        from agents.solvers.fivethousand_three import model as M
+        from agents.solvers.fivethousand_three.store import cache_key as three_key
+
+        return C.cache_path(None, f"fivethousand-3p-maxn-t{rules.target}-e{rules.entry}",
+                            three_key(rules, 3, M.DEFAULT_TOL, M.EVAL_TOL, M.MAX_SWEEPS,
+                                      M.MAX_LOCAL, M.FREEZE_FROM))
+    from agents.solvers.fivethousand_vi.model import DEFAULT_TOL
+    from agents.solvers.fivethousand_vi.store import cache_key as vi_key
+
+    stem = f"fivethousand-{spec.kind}-t{rules.target}-e{rules.entry}" + (
+        "-choose" if rules.choose_scoring_dice else "")
+    return C.cache_path(None, stem, vi_key(rules, spec.kind, DEFAULT_TOL))
+
+
+def table_ready(key: str) -> bool:
+    """Whether table ``key`` is in the cache (its file exists)."""
+    return table_path(key).is_file()
+
+
+#: last-turn tables read in this process: game -> (keys, pmf)
+_LAST_TURN: dict[str, Any] = {}
+
+
+def load_last_turn(game: str) -> Any | None:
+    """The last-turn table of ``game`` from the cache (read once per process), or None when
+    it is missing or damaged."""
+    if game not in _LAST_TURN:
+        from agents.solvers import cache as C
+
+        loaded = C.load_table(table_path(f"{game}/last-turn"), _last_turn_key(game))
+        if loaded is None:
+            return None
+        _LAST_TURN[game] = (loaded[0]["keys"], loaded[0]["pmf"])
+    return _LAST_TURN[game]
+
+
+def _has_win_model(game: str) -> bool:
+    from agents.scorecard.win_value import default_model_path
+    from dice_env.scorecard.rules import get_rules
+
+    return default_model_path(get_rules(game)).is_file()
+
+
+def _fivethousand_table(seats: int) -> str:
+    return "fivethousand/" + {1: "solo", 3: "3p"}.get(seats, "2p")
+
+
+def game_needs(game: str, opponents: Sequence[str], advisor: bool, people: int = 1,
+               win_models: Iterable[str] | None = None) -> list[str]:
+    """The tables a new game of ``game`` needs before it can start (a dependency first):
+    ``people`` people and the bots ``opponents``, the advisor on or off; ``win_models``: the
+    games with a win-value model (default: looked up), whose advisor gives P(win) against
+    bots."""
+    seats = people + len(opponents)
+    needs: list[str] = []
+    if is_fivethousand(game):
+        if advisor or "optimal" in opponents:
+            needs.append(_fivethousand_table(seats))
+        return needs
+    if advisor or "optimal" in opponents:
+        needs.append(f"{game}/dp")
+    with_win = _has_win_model(game) if win_models is None else game in win_models
+    if "win-value" in opponents or (advisor and seats > 1 and with_win):
+        needs += [f"{game}/dp", f"{game}/spread", f"{game}/last-turn"]
+    return list(dict.fromkeys(needs))
+
+
+def inspect_needs(game: str, agents: Iterable[str]) -> list[str]:
+    """The tables an inspection of ``agents`` (names) on ``game`` needs: the optimal
+    player's, and those of the agents it plays."""
+    if is_fivethousand(game):
+        return ["fivethousand/2p"]
+    needs = [f"{game}/dp"]
+    if "win-value" in agents:  # (its last-turn table: computed in the inspection's worker)
+        needs.append(f"{game}/spread")
+    return needs
+
+
+def build_table(key: str, *, report: Progress | None = None) -> dict[str, Any]:
+    """Solve table ``key`` (a no-op when it is cached) and write it to the cache; in a worker
+    process, ``report`` gets the solver's progress (its ``tqdm`` bars).  Returns
+    ``{"table", "path", "seconds"}``; :class:`~agents.play.web.jobs.WorkFailed` when the
+    table could not be written."""
+    spec = TABLES[key]
+    started = time.perf_counter()
+
+    def stage(low: float, high: float):
+        return report.stage(low, high) if report is not None else contextlib.nullcontext()
+
+    if spec.kind == "last-turn":
+        from agents.scorecard.score_spread import load_or_compute_spread
+        from agents.scorecard.win_threshold import _last_turn_table
+        from agents.solvers import cache as C
+
+        with stage(0.0, 0.1):
+            moments = load_or_compute_spread(spec.game, progress=True)
+        # the table win_threshold computes on a player's first last-round decision
+        keys, pmf = _last_turn_table(moments)
+        try:
+            C.save_table(table_path(key), _last_turn_key(spec.game), {"keys": keys, "pmf": pmf},
+                         {"seconds": round(time.perf_counter() - started, 1)})
+        except OSError:
+            pass  # said below
+    elif spec.kind in ("dp", "spread"):
+        from agents.solvers.scorecard_dp import load_or_solve_scorecard
+
+        with stage(0.0, 1.0 if spec.kind == "dp" else 0.05):
+            load_or_solve_scorecard(spec.game, progress=True)
+        if spec.kind == "spread":
+            from agents.scorecard.score_spread import load_or_compute_spread
+
+            with stage(0.05, 1.0):
+                load_or_compute_spread(spec.game, progress=True)
+    else:
+        from agents.fivethousand.optimal import OptimalAgent
+
+        agent = OptimalAgent(_fivethousand_rules(), progress=True)
+        getattr(agent, {"solo": "solo", "2p": "two_player", "3p": "three_player"}[spec.kind])
+    path = table_path(key)
+    if not path.is_file():
+        raise WorkFailed(f"{spec.what} were solved but could not be written to {path}; make "
+                         "the cache folder writable or point DICE_ENV_CACHE elsewhere")
+    return {"table": key, "path": str(path), "seconds": time.perf_counter() - started}
+
+
+class Tables:
+    """The tables of one server: which are ready, and the jobs that build the others.  The
+    tables' paths are worked out once, here, so that a request only looks at files.  A
+    ``warm`` server builds the late tables at start-up (:meth:`warm_up`)."""
+
+    def __init__(self, runner: JobRunner, warm: bool = False) -> None:
+        self.runner = runner
+        self.warm = warm
+        self.paths = {key: table_path(key) for key in TABLES}
+        self.win_models = frozenset(g for g in ("penta", "dice-poker") if _has_win_model(g))
+
+    def ready(self, key: str) -> bool:
+        """Whether table ``key`` is in the cache."""
+        return self.paths[key].is_file()
+
+    def game_needs(self, game: str, opponents: Sequence[str], advisor: bool,
+                   people: int = 1) -> list[str]:
+        """:func:`game_needs` with this server's win-value models."""
+        return game_needs(game, opponents, advisor, people, self.win_models)
+
+    def attach(self, session: Any) -> None:
+        """Hand the last-turn table, once it is in the cache, to the players of ``session``
+        (a game model) that read it -- its win-probability advisor, its win-value bots -- so
+        that none computes it on a request (each keeps the table on its
+        :class:`~agents.scorecard.score_spread.ScoreMoments`, where
+        :mod:`agents.scorecard.win_threshold` looks first)."""
+        game = getattr(getattr(session, "rules", None), "name", None)
+        if f"{game}/last-turn" not in TABLES:
+            return
+        players = [getattr(session, "win_advisor", None),
+                   *(seat.bot for seat in getattr(session, "seats", ()))]
+        wanting = [m for m in (getattr(p, "moments", None) for p in players)
+                   if m is not None and getattr(m, "_last_turn", None) is None]
+        if wanting and self.ready(f"{game}/last-turn"):
+            table = load_last_turn(game)
+            for moments in wanting if table is not None else ():
+                moments._last_turn = table
+
+    def job_key(self, key: str) -> str:
+        """The job key of table ``key``'s build."""
+        return f"table:{key}"
+
+    def ensure(self, keys: Iterable[str]) -> Job | None:
+        """None when every table of ``keys`` is ready; else the job building the first one
+        missing (started now, or the one already queued or running, or a build that failed
+        in the last minute).  :class:`~agents.play.web.jobs.QueueFull` when no job can
+        start."""
+        for key in keys:
+            if self.ready(key):
+                continue
+            spec = TABLES[key]
+            last = self.runner.latest(self.job_key(key))
+            if last is not None and last.state == "failed" and last.finished is not None \
+                    and time.monotonic() - last.finished < FAILED_SHOWN_SECONDS:
+                return last
+            return self.runner.submit(self.job_key(key), spec.what, build_table, (key,),
+                                      expected_seconds=spec.expected_seconds,
+                                      cleanup=(self.paths[key],))
+        return None
+
+    def start(self, keys: Iterable[str]) -> None:
+        """Start building the tables of ``keys`` that are missing and whose own source table
+        is ready, without waiting (a full queue is not an error: they are tried again
+        later)."""
+        from agents.play.web.jobs import QueueFull
+
+        for key in keys:
+            needs = TABLES[key].needs
+            if not self.ready(key) and (needs is None or self.ready(needs)):
+                with contextlib.suppress(QueueFull):
+                    self.ensure([key])
+
+    def warm_up(self) -> None:
+        """With ``warm`` on: :meth:`start` every late table (at start-up)."""
+        if self.warm:
+            self.start(k for k, spec in TABLES.items() if spec.late)
+
+    def status(self) -> list[dict[str, Any]]:
+        """Every table: ``{"table", "game", "what", "ready", "late", "job"}`` (``job``: the
+        latest build's :meth:`~agents.play.web.jobs.Job.public`, or None)."""
+        out = []
+        for key, spec in TABLES.items():
+            job = self.runner.latest(self.job_key(key))
+            out.append({"table": key, "game": spec.game, "what": spec.what,
+                        "ready": self.ready(key), "late": spec.late,
+                        "job": None if job is None else job.public()})
+        return out
