@@ -18,7 +18,8 @@ REQUIRED = [
     "agents/models/fivethousand.zip", "agents/models/learned-value-penta.pt",
     "agents/models/learned-value-dice-poker.pt", "agents/models/learned-value-fivethousand.pt",
     "agents/models/learned-value-fivethousand-3p.pt",
-    "agents/models/learned-value-fivethousand-4p.pt", "agents/models/win-value-penta.pt",
+    "agents/models/learned-value-fivethousand-4p.pt",
+    "agents/models/learned-value-yahtzee-official.pt", "agents/models/win-value-penta.pt",
     "agents/models/win-value-dice-poker.pt", "agents/training/ppo/stages.json",
     "agents/training/ppo/configs/penta-structured.json", "agents/play/web/static/index.html",
 ]

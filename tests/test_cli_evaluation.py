@@ -62,14 +62,18 @@ def test_installed_dice_env_replay_writes_the_file(tmp_path):
     assert "Content-Security-Policy" in (tmp_path / "r.html").read_text(encoding="utf-8")
 
 
-def test_replay_refuses_an_out_in_a_folder_that_is_not_there(tmp_path):
+def test_replay_into_a_folder_that_is_not_there_makes_it_and_says_so(tmp_path):
+    """Every command does the same with its output paths (tests/test_cli_input.py)."""
     result = dice_env("replay", "--agent", "greedy", "--game", "penta", "--seed", "1",
-                      "--out", "/nonexistent/dir/r.html", cwd=tmp_path, check=False)
-    assert result.returncode == 2 and "Traceback" not in result.stderr
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and "/nonexistent/dir/r.html" in lines[0], lines
-    assert lines[0].startswith("dice-env replay: error: argument --out")
-    assert not Path("/nonexistent").exists()
+                      "--out", "new/dir/r.html", cwd=tmp_path)
+    assert result.stderr.splitlines()[0] == \
+        "dice-env replay: created folder new/dir for --out"
+    assert (tmp_path / "new" / "dir" / "r.html").is_file()
+    blocked = dice_env("replay", "--agent", "greedy", "--game", "penta", "--seed", "1",
+                       "--out", "new/dir/r.html/x.html", cwd=tmp_path, check=False)
+    assert blocked.returncode == 2 and blocked.stderr == (
+        "dice-env replay: error: argument --out: cannot write new/dir/r.html/x.html: "
+        "new/dir/r.html is a file, not a folder\n")
 
 
 # -- one-line errors -----------------------------------------------------------------------------
@@ -100,7 +104,7 @@ BAD_ARGUMENTS = [
     ("reproduce", ["--games", "0"], "at least 1"),
     ("reproduce", ["--seed", "-1"], SEED),
     ("replay", ["--agent", "greedy", "--game", "penta", "--seed", "1", "--out",
-                "/nonexistent/dir/r.html"], "no such folder /nonexistent/dir"),
+                f"{__file__}/r.html"], f"{__file__} is a file, not a folder"),
 ]
 
 

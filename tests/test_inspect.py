@@ -140,9 +140,13 @@ def test_fivethousand_habits_are_the_regret_tools_table(five):
     assert found["games"] == 6 and found["labels"] == ["roll on", "bank"]
 
 
-@pytest.mark.parametrize("text", ["", "x", "5-1", "-3", "1-2-3", "0-1000"])
-def test_seed_ranges_are_checked(text):
-    with pytest.raises(ValueError):
+@pytest.mark.parametrize(("text", "reason"), [
+    ("", "look like"), ("x", "look like"), ("5-1", "A <= B"), ("-3", "look like"),
+    ("1-2-3", "look like"), ("0-1000", "at most"), ("\uff10-3", "look like"),
+    ("0-9223372036854775807", "at most"), ("99999999999999999999999-1", "go up to"),
+])
+def test_seed_ranges_are_checked(text, reason):
+    with pytest.raises(ValueError, match=reason):
         parse_seed_range(text)
 
 

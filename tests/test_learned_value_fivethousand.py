@@ -152,6 +152,7 @@ def test_cli(tmp_path, capsys):
     assert code == 0
     assert (out / "model.pt").is_file() and (out / "model.curve.csv").is_file()
     assert export.is_file() and (tmp_path / "models" / "lv.curve.json").is_file()
+    capsys.readouterr()  # the run's own messages ("created folder ... for --out")
     with pytest.raises(SystemExit) as e:
         LVCLI.main(["--minutes", "0"])
     assert e.value.code == 2

@@ -317,8 +317,8 @@ def test_bad_arguments_and_checkpoints_are_one_line_errors(tmp_path):
 def test_ppo_agent_names_a_config_that_exists(tmp_path):
     import agents
 
-    with pytest.raises(FileNotFoundError, match="no training config for 'yahtzee-official'"):
-        agents.make("ppo", "yahtzee-official")
+    with pytest.raises(FileNotFoundError, match="no training config for 'yahtzee-free-joker'"):
+        agents.make("ppo", "yahtzee-free-joker")
 
 
 def test_lean_init_from_continues_an_exported_model(tmp_path):

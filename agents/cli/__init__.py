@@ -52,6 +52,8 @@ COMMANDS: tuple[Command, ...] = (
             "the exact-regret report of every player (results/regret.md)", _REPORTS),
     Command("optimal-report", "agents.cli.optimal_report",
             "the optimal players' report (results/optimal.md)", _REPORTS),
+    Command("yahtzee-report", "agents.cli.yahtzee_report",
+            "standard Yahtzee beside the published agents (results/yahtzee.md)", _REPORTS),
     Command("win-report", "agents.cli.win_report",
             "playing to win against optimal fields (results/win.md)", _REPORTS),
     Command("sweep-thresholds", "agents.cli.sweep_thresholds",

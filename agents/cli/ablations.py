@@ -23,7 +23,14 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from agents.cli.args import at_least, command_parser, non_negative_seed, positive_float
+from agents.cli.args import (
+    at_least,
+    command_parser,
+    make_output_folders,
+    non_negative_seed,
+    output_path,
+    positive_float,
+)
 
 
 def build_parser(prog: str | None = None):
@@ -47,7 +54,7 @@ def build_parser(prog: str | None = None):
                         help="torch threads (default 1)")
     parser.add_argument("--max-minutes", type=positive_float, default=None,
                         help="stop each run after this long (a later call resumes it)")
-    parser.add_argument("--out", type=Path, default=None,
+    parser.add_argument("--out", type=output_path, default=None,
                         help="output folder (default: results/ for the documented run, else "
                              "runs/ablations/GAME/)")
     return parser
@@ -73,6 +80,7 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> list[
     if not (CONFIG_DIR / f"{args.game}.json").exists():
         parser.error(f"argument game: no PPO config for {args.game!r}; configs exist for "
                      f"{sorted(p.stem for p in CONFIG_DIR.glob('*.json'))}")
+    make_output_folders(parser, args)
     seeds = list(dict.fromkeys(args.seeds)) if args.seeds else [args.seed]
     root = Path("runs") / "ablations" / args.game
     documented = args.timesteps == DEFAULT_TIMESTEPS and seeds[0] == 0

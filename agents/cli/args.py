@@ -1,14 +1,20 @@
 """Argument helpers shared by the ``dice-env`` subcommands: checked numbers and where results go.
 
-Every subcommand refuses a bad argument with argparse's one-line message and exit status 2, and
-only its documented full run writes the committed ``results/`` by default
-(:func:`output_folder`): a smaller or otherwise changed run goes to ``runs/<command>/``.  Paths
-are relative to the working directory.
+Every subcommand refuses a bad argument with argparse's one-line message and exit status 2:
+each number has a checked ``type`` (:func:`at_least`, :func:`between`, :func:`positive_float`,
+...) whose error argparse prefixes with ``argument --NAME:``, and each path a command writes
+has :func:`output_path` or :func:`output_file`, which check at parse time that it can be
+written.  Nothing is created for a run its arguments reject: the folders an output needs are
+made once the command has checked everything, by :func:`make_output_folders`, which says so on
+stderr (``created folder X for --out``).  Only a command's documented full run writes the
+committed ``results/`` by default (:func:`output_folder`): a smaller or otherwise changed run
+goes to ``runs/<command>/``.  Paths are relative to the working directory.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -62,6 +68,19 @@ def at_least(minimum: int) -> Callable[[str], int]:
     return parse
 
 
+def between(low: int, high: int) -> Callable[[str], int]:
+    """An argparse ``type``: an integer from ``low`` to ``high``."""
+
+    def parse(text: str) -> int:
+        value = at_least(low)(text)
+        if value > high:
+            raise argparse.ArgumentTypeError(f"must be at most {high}, got {value}")
+        return value
+
+    parse.__name__ = f"integer from {low} to {high}"
+    return parse
+
+
 def positive_float(text: str) -> float:
     """An argparse ``type``: a number above 0."""
     try:
@@ -71,6 +90,83 @@ def positive_float(text: str) -> float:
     if not value > 0:
         raise argparse.ArgumentTypeError(f"must be positive, got {text}")
     return value
+
+
+def output_path(text: str) -> Path:
+    """An argparse ``type``: a folder the command will write into, made (with any missing
+    parents) by :func:`make_output_folders`.  Refused at once when it cannot be: a file stands
+    where a folder must go, or the nearest existing folder is not writable."""
+    path = Path(text)
+    if not text:
+        raise argparse.ArgumentTypeError("expected a path, got ''")
+    if path.exists() and not path.is_dir():
+        raise argparse.ArgumentTypeError(f"{path} is a file, not a folder")
+    _check_writable(path, path)
+    return path
+
+
+def output_file(text: str) -> Path:
+    """An argparse ``type``: a file the command will write (its folder made, with any missing
+    parents, by :func:`make_output_folders`); refused at once when it is a folder or cannot be
+    written (see :func:`output_path`)."""
+    path = Path(text)
+    if not text:
+        raise argparse.ArgumentTypeError("expected a file name, got ''")
+    if path.is_dir():
+        raise argparse.ArgumentTypeError(f"{path} is a folder; name the file to write")
+    _check_writable(path.parent, path)
+    return path
+
+
+def model_export(text: str) -> Path | str:
+    """An argparse ``type``: where a trained model is exported -- ``default`` (the user's models
+    folder, see the command) or a file (:func:`output_file`)."""
+    return text if text == "default" else output_file(text)
+
+
+def _check_writable(folder: Path, path: Path) -> None:
+    """``ArgumentTypeError`` unless ``folder`` is, or can be made as, a writable folder."""
+    existing = next((p for p in (folder, *folder.parents) if p.exists()), Path("."))
+    if not existing.is_dir():
+        raise argparse.ArgumentTypeError(f"cannot write {path}: {existing} is a file, not a "
+                                         "folder")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise argparse.ArgumentTypeError(f"cannot write {path}: no permission to write in "
+                                         f"{existing}")
+
+
+#: the argparse types of the paths a command writes
+OUTPUT_TYPES = (output_path, output_file, model_export)
+
+
+def make_output_folders(parser: argparse.ArgumentParser, args: argparse.Namespace,
+                        missing: list[tuple[str, Path]] | None = None) -> None:
+    """Make the folders the command's output paths need (the folder of an
+    :func:`output_path`, the parent of an :func:`output_file`) and say so on stderr, once the
+    command has checked its arguments: a rejected run creates nothing.  ``missing``: what
+    :func:`missing_folders` said earlier (for a folder something else has made since)."""
+    for option, folder in missing_folders(parser, args) if missing is None else missing:
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as err:
+            parser.error(f"argument {option}: cannot create folder {folder}: "
+                         f"{err.strerror or err}")
+        print(f"{parser.prog}: created folder {folder} for {option}", file=sys.stderr)
+
+
+def missing_folders(parser: argparse.ArgumentParser,
+                    args: argparse.Namespace) -> list[tuple[str, Path]]:
+    """``(option, folder)`` for each folder an output path given on the command line needs
+    that does not exist yet (see :func:`make_output_folders`)."""
+    missing: list[tuple[str, Path]] = []
+    for action in parser._actions:
+        value = getattr(args, action.dest, None)
+        if action.type not in OUTPUT_TYPES or not isinstance(value, Path):
+            continue
+        folder = value if action.type is output_path else value.parent
+        if not folder.exists() and folder not in (f for _, f in missing):
+            missing.append(("/".join(action.option_strings) or action.dest, folder))
+    return missing
 
 
 def output_folder(parser: argparse.ArgumentParser, args: argparse.Namespace,

@@ -27,7 +27,14 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from agents.cli.args import at_least, command_parser, non_negative_seed, output_folder
+from agents.cli.args import (
+    at_least,
+    command_parser,
+    make_output_folders,
+    non_negative_seed,
+    output_folder,
+    output_path,
+)
 
 
 def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
@@ -50,7 +57,7 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--repeats", type=at_least(1), default=3,
                         help="timings per figure (best kept)")
     parser.add_argument("--seed", type=non_negative_seed, default=0)
-    parser.add_argument("--out", type=Path, default=None,
+    parser.add_argument("--out", type=output_path, default=None,
                         help="folder of env_speed.md / env_speed.json (default: results/ for "
                              "the documented full run, runs/bench_env/ otherwise; '' is the "
                              "current folder)")
@@ -68,6 +75,7 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> dict:
     if unknown:
         parser.error(f"argument --ids: unknown env id {', '.join(map(repr, unknown))} (known: "
                      f"{', '.join(known_ids())}, or any other registered Gymnasium id)")
+    make_output_folders(parser, args)
     out = output_folder(parser, args, Path("runs") / "bench_env")
     results = measure_env_speed(args.ids, args.aec, args.sizes, args.steps, args.single_steps,
                                 args.repeats, args.seed)

@@ -31,9 +31,14 @@ import json
 import platform
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 
-from agents.cli.args import at_least, command_parser, non_negative_seed
+from agents.cli.args import (
+    at_least,
+    command_parser,
+    make_output_folders,
+    non_negative_seed,
+    output_path,
+)
 
 
 def build_parser(prog: str | None = None):
@@ -60,7 +65,7 @@ def build_parser(prog: str | None = None):
                         help="with --profile: print torch's profiler table of one update's top N "
                              "operators")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    parser.add_argument("--out", type=Path, default=None,
+    parser.add_argument("--out", type=output_path, default=None,
                         help="write trainer_speed.md/.json here (documented: results)")
     return parser
 
@@ -69,7 +74,9 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> list[
     """Time the runs, print the table and a JSON line (and write them with ``--out``); returns
     the table's rows."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    args = build_parser(prog).parse_args(argv)
+    parser = build_parser(prog)
+    args = parser.parse_args(argv)
+    make_output_folders(parser, args)
     import torch
 
     from agents.evaluation.reports.trainer_speed import profile_markdown, to_markdown, write_report

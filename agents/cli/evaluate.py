@@ -35,7 +35,14 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from agents.cli.args import at_least, command_parser, non_negative_seed, output_folder
+from agents.cli.args import (
+    at_least,
+    command_parser,
+    make_output_folders,
+    non_negative_seed,
+    output_folder,
+    output_path,
+)
 
 
 def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
@@ -78,10 +85,10 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--fivethousand-agents", nargs="*", default=FIVE_THOUSAND_AGENTS)
     parser.add_argument("--opponents", nargs="*", default=FIVE_THOUSAND_OPPONENTS,
                         help="5000 opponents")
-    parser.add_argument("--out", type=Path, default=None,
-                        help="output folder (default: results/ for the benchmark's documented "
-                             "full run, else runs/evaluate/; --agent / --regret runs write only "
-                             "when given one)")
+    parser.add_argument("--out", type=output_path, default=None,
+                        help="output folder, made if missing (default: results/ for the "
+                             "benchmark's documented full run, else runs/evaluate/; --agent / "
+                             "--regret runs write only when given one)")
     return parser
 
 
@@ -124,6 +131,7 @@ def evaluate_specs(parser: argparse.ArgumentParser, args: argparse.Namespace) ->
             parser.error(f"argument --agent: {spec}: {str(err).splitlines()[0]}")
         if hasattr(players[spec], "seed"):
             players[spec].seed(args.seed)
+    make_output_folders(parser, args)
     if args.regret:
         results = []
         for r in regret_of_players(players, game, args.games, args.seed,
@@ -156,6 +164,7 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> list[
                          f"{args.games}")
         return evaluate_specs(parser, args)
     _check_names(parser, args)
+    make_output_folders(parser, args)
     out = output_folder(parser, args, Path("runs") / "evaluate", expected={"games": 10_000})
 
     from agents.evaluation.benchmark import run_benchmark

@@ -22,7 +22,13 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from agents.cli.args import at_least, command_parser, output_folder
+from agents.cli.args import (
+    at_least,
+    command_parser,
+    make_output_folders,
+    output_folder,
+    output_path,
+)
 
 
 def build_parser(prog: str | None = None):
@@ -41,7 +47,7 @@ def build_parser(prog: str | None = None):
     parser.add_argument("--export", action="store_true",
                         help="copy each game's median seed: the documented run over the "
                              "checkout's agents/models/, others to OUT/models/")
-    parser.add_argument("--out", type=Path, default=None,
+    parser.add_argument("--out", type=output_path, default=None,
                         help="output folder (default: results/ for the documented run, else "
                              "runs/learned-value-seeds/)")
     return parser
@@ -63,6 +69,7 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> dict[
             models = checkout_models_dir()
         except FileNotFoundError as err:
             parser.error(f"argument --export: {err}")
+    make_output_folders(parser, args)
     rows = run_seeds(args.games, args.seeds, args.eval_games, train=not args.no_train)
     if args.export:
         for game, rs in rows.items():

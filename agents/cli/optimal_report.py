@@ -26,7 +26,14 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from agents.cli.args import at_least, command_parser, non_negative_seed, output_folder
+from agents.cli.args import (
+    at_least,
+    command_parser,
+    make_output_folders,
+    non_negative_seed,
+    output_folder,
+    output_path,
+)
 
 #: the arguments of the run that wrote the committed results/optimal.*
 DOCUMENTED_RUN = {"games": 100_000, "seed": 2024}
@@ -42,10 +49,10 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--seed", type=non_negative_seed, default=0, help="seed of the dice")
     parser.add_argument("--game", nargs="+", default=list(PRESETS), choices=sorted(PRESETS),
                         help="presets to include (default: all)")
-    parser.add_argument("--out-dir", default=None,
+    parser.add_argument("--out-dir", type=output_path, default=None,
                         help="where optimal.md and optimal.json go (default: results/ for the "
                              "documented full run, else runs/optimal_report/)")
-    parser.add_argument("--cache-dir", default=None,
+    parser.add_argument("--cache-dir", type=output_path, default=None,
                         help="solver cache folder (default: $DICE_ENV_CACHE, else user cache)")
     parser.add_argument("--batch-size", type=at_least(1), default=20_000,
                         help="games simulated side by side")
@@ -69,6 +76,7 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(prog)
     args = parser.parse_args(argv)
+    make_output_folders(parser, args)
     out = output_folder(parser, args, Path("runs") / "optimal_report", option="out_dir",
                         expected=DOCUMENTED_RUN,
                         ignore=("quiet", "threads", "cache_dir", "batch_size"))

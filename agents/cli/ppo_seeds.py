@@ -24,7 +24,14 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from agents.cli.args import at_least, command_parser, output_folder, positive_float
+from agents.cli.args import (
+    at_least,
+    command_parser,
+    make_output_folders,
+    output_folder,
+    output_path,
+    positive_float,
+)
 
 
 def build_parser(prog: str | None = None):
@@ -43,7 +50,7 @@ def build_parser(prog: str | None = None):
                         help="stop each run after this long (a later call resumes it)")
     parser.add_argument("--threads", type=at_least(1), default=None,
                         help="torch threads per run")
-    parser.add_argument("--out", type=Path, default=None,
+    parser.add_argument("--out", type=output_path, default=None,
                         help="output folder (default: results/ for the documented run, else "
                              "runs/ppo-seeds/)")
     return parser
@@ -57,6 +64,7 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> dict[
     parser = build_parser(prog)
     args = parser.parse_args(argv)
     root = Path("runs") / "ppo-seeds"
+    make_output_folders(parser, args)
     out = output_folder(parser, args, root, ignore=("max_minutes", "threads"))
     rows, stopped = run_seeds(args.games, args.seeds, args.timesteps, args.eval_games, root,
                               args.max_minutes, args.threads)

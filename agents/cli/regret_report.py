@@ -22,7 +22,14 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from agents.cli.args import at_least, command_parser, non_negative_seed, output_folder
+from agents.cli.args import (
+    at_least,
+    command_parser,
+    make_output_folders,
+    non_negative_seed,
+    output_folder,
+    output_path,
+)
 
 
 def fivethousand_games(text: str) -> int:
@@ -46,7 +53,7 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
                         help="seed of the dice (default %(default)s)")
     parser.add_argument("--scorecard-games", nargs="*", default=GAMES, metavar="GAME",
                         help="scorecard presets (default: %(default)s)")
-    parser.add_argument("--out", type=Path, default=None,
+    parser.add_argument("--out", type=output_path, default=None,
                         help="output folder (default: results/ for the full run, else "
                              "runs/regret-report/)")
     return parser
@@ -66,6 +73,7 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> dict:
             get_rules(game)
         except ValueError as err:
             parser.error(f"argument --scorecard-games: {err}")
+    make_output_folders(parser, args)
     out = output_folder(parser, args, Path("runs") / "regret-report")
     result = regret_of_every_player(args.scorecard_games, args.games, args.fivethousand_games,
                                     args.seed)

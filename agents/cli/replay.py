@@ -21,9 +21,14 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 
-from agents.cli.args import at_least, command_parser, non_negative_seed
+from agents.cli.args import (
+    at_least,
+    command_parser,
+    make_output_folders,
+    non_negative_seed,
+    output_file,
+)
 
 
 def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
@@ -40,7 +45,8 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
                         help="also each agent's habits over the games of seeds A to B")
     parser.add_argument("--examples", type=at_least(1), default=3,
                         help="example positions per habit (default 3)")
-    parser.add_argument("--out", type=Path, required=True, help="the HTML file to write")
+    parser.add_argument("--out", type=output_file, required=True,
+                        help="the HTML file to write (its folder is made if missing)")
     return parser
 
 
@@ -50,11 +56,6 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> int:
     args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
     if len(args.agent) > 2:
         parser.error(f"argument --agent: one or two agents, got {len(args.agent)}")
-    if args.out.is_dir():
-        parser.error(f"argument --out: {args.out} is a folder; name the HTML file to write")
-    folder = args.out.parent
-    if not folder.is_dir():
-        parser.error(f"argument --out: cannot write {args.out}: no such folder {folder}")
 
     import agents
     from agents.evaluation.inspect import (
@@ -86,6 +87,7 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> int:
             players.append((spec, agents.load(spec, game)))
         except (ValueError, FileNotFoundError, ImportError, TypeError) as exc:
             parser.error(f"argument --agent: {spec}: {str(exc).splitlines()[0]}")
+    make_output_folders(parser, args)
     data = replay_data(players, game, args.seed, seeds, optimal=insp,
                        examples=args.examples)
     title = f"{data['title']} seed {args.seed}: {' vs '.join(data['agents'])}"

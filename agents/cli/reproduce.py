@@ -22,7 +22,13 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from agents.cli.args import at_least, command_parser, non_negative_seed
+from agents.cli.args import (
+    at_least,
+    command_parser,
+    make_output_folders,
+    non_negative_seed,
+    output_path,
+)
 
 QUICK = {"games": 2000, "fivethousand_games": 4000, "out": Path("results") / "quick"}
 FULL = {"games": 20000, "fivethousand_games": 40000, "out": Path("results")}
@@ -37,7 +43,8 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--games", type=at_least(1), default=None,
                         help="override the game count")
     parser.add_argument("--seed", type=non_negative_seed, default=0)
-    parser.add_argument("--out", type=Path, default=None, help="output folder")
+    parser.add_argument("--out", type=output_path, default=None,
+                        help="output folder (made if missing)")
     return parser
 
 
@@ -55,6 +62,7 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> dict 
         out = Path("runs") / ("reproduce-full" if args.full else "reproduce-quick")
         print(f"--games / --seed changed: writing {out}/ instead of {cfg['out']}/ (pass --out "
               "to choose)", file=sys.stderr)
+    make_output_folders(parser, args)
     seed = str(args.seed)
     # (key of the timings, subcommand, title, its arguments)
     stages = [("solve", "solve", "exact solves", ["all", "--quiet"]),

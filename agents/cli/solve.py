@@ -29,7 +29,12 @@ import json  # noqa: E402
 import sys  # noqa: E402
 from collections.abc import Sequence  # noqa: E402
 
-from agents.cli.args import at_least, command_parser  # noqa: E402
+from agents.cli.args import (  # noqa: E402
+    at_least,
+    command_parser,
+    make_output_folders,
+    output_path,
+)
 
 
 def build_parser(prog: str | None = None):
@@ -41,7 +46,7 @@ def build_parser(prog: str | None = None):
                         help=f"the game to solve: {', '.join(solvable_games())}, or 'all'")
     parser.add_argument("--json", action="store_true",
                         help="print one JSON line per game instead of a summary")
-    parser.add_argument("--cache-dir", default=None,
+    parser.add_argument("--cache-dir", type=output_path, default=None,
                         help="cache folder (default: $DICE_ENV_CACHE, else the user cache)")
     parser.add_argument("--no-cache", action="store_true",
                         help="neither read nor write the cache (always solves)")
@@ -55,6 +60,7 @@ def build_parser(prog: str | None = None):
 
 def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> int:
     """Solve the game(s), print a record each; returns 0."""
+    from agents.progress import on_terminal
     from agents.solvers.records import describe, solvable_games, solve_record
 
     parser = build_parser(prog)
@@ -67,7 +73,8 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> int:
     else:
         parser.error(f"argument GAME: unknown game {args.game!r}; choose from "
                      f"{', '.join(known)} or 'all'")
-    progress = not args.quiet and sys.stderr.isatty()
+    make_output_folders(parser, args)
+    progress = not args.quiet and on_terminal()
     for game in games:
         record = solve_record(game, cache_dir=args.cache_dir, use_cache=not args.no_cache,
                               force=args.force, threads=args.threads, progress=progress)

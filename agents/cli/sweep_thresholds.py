@@ -21,7 +21,14 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from agents.cli.args import at_least, command_parser, non_negative_seed, output_folder
+from agents.cli.args import (
+    at_least,
+    command_parser,
+    make_output_folders,
+    non_negative_seed,
+    output_folder,
+    output_path,
+)
 
 
 def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
@@ -33,7 +40,7 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--finalists", type=at_least(1), default=6)
     parser.add_argument("--seed", type=non_negative_seed, default=0,
                         help="seed of the grid's dice (the finalists': seed + 1)")
-    parser.add_argument("--out", type=Path, default=None,
+    parser.add_argument("--out", type=output_path, default=None,
                         help="output folder (default: results/ for the documented full "
                              "run, else runs/sweep_thresholds/)")
     return parser
@@ -47,6 +54,7 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> dict:
 
     parser = build_parser(prog)
     args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
+    make_output_folders(parser, args)
     out = output_folder(parser, args, Path("runs") / "sweep_thresholds")
     sweep = sweep_thresholds(args.games, args.final_games, args.finalists, args.seed)
     write_sweep(out, sweep)

@@ -39,7 +39,16 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from agents.cli.args import at_least, command_parser, non_negative_seed, positive_float
+from agents.cli.args import (
+    at_least,
+    command_parser,
+    make_output_folders,
+    missing_folders,
+    non_negative_seed,
+    output_file,
+    output_path,
+    positive_float,
+)
 
 
 def script_command(script: Path, args: Sequence[object], cwd: Path | None = None) -> str:
@@ -74,10 +83,10 @@ def build_parser(prog: str | None = None):
                         help="total timesteps of the run (default: the config's, or for "
                              "--resume the total the run was started with); rounded up to "
                              "whole rollouts")
-    parser.add_argument("--run-dir", type=Path, default=None,
+    parser.add_argument("--run-dir", type=output_path, default=None,
                         help="the run folder (default runs/GAME-seedSEED)")
     parser.add_argument("--resume", action="store_true", help="continue from the checkpoint")
-    parser.add_argument("--export", type=Path, default=None,
+    parser.add_argument("--export", type=output_file, default=None,
                         help="copy the final model here (and its learning curve beside it)")
     parser.add_argument("--init-from", type=Path, default=None,
                         help="start a new run from this model's weights (a curriculum stage)")
@@ -105,10 +114,12 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> dict:
         run_dir=args.run_dir, resume=args.resume, export=args.export, init_from=args.init_from,
         device=args.device, threads=args.threads, progress=not args.no_progress,
         max_minutes=args.max_minutes, overrides=tuple(args.set))
+    missing = missing_folders(parser, args)  # (the session makes the run folder)
     try:
         session = open_session(options)
     except ValueError as err:
         parser.error(str(err))
+    make_output_folders(parser, args, missing)
     summary = session.run(command_renderer(prog), start_args=argv)
     print(json.dumps(summary))
     return summary

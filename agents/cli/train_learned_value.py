@@ -24,7 +24,10 @@ from agents.cli.args import (
     at_least,
     command_parser,
     hidden_widths,
+    make_output_folders,
+    model_export,
     non_negative_seed,
+    output_path,
     positive_float,
 )
 
@@ -43,9 +46,9 @@ def build_parser(prog: str | None = None) -> OneLineParser:
                                 "(fivethousand takes its own options: fivethousand --help)")
     p.add_argument("--seed", type=non_negative_seed, default=0,
                    help="seed of the states, games and weights")
-    p.add_argument("--out", type=Path, default=None,
+    p.add_argument("--out", type=output_path, default=None,
                    help="run folder (default runs/learned-value-<GAME>-seed<SEED>/)")
-    p.add_argument("--export", default=None, metavar="PATH",
+    p.add_argument("--export", type=model_export, default=None, metavar="PATH",
                    help="also write the model (and its curve) at PATH; 'default' means "
                         "learned-value-<GAME>.pt in your models folder")
     p.add_argument("--minutes", type=positive_float, default=10.0,
@@ -85,8 +88,6 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> int:
                      f"{', '.join(SCORECARD_GAMES + (FIVE_THOUSAND,))}")
     if args.refine_passes and not (args.refine_games and args.refine_steps):
         parser.error("refinement passes need --refine-games and --refine-steps above 0")
-    if args.out is not None and args.out.exists() and not args.out.is_dir():
-        parser.error(f"argument --out: {args.out} exists and is not a folder")
     from agents.training.learned_value.files import export_path
 
     export = export_path(args.export, f"learned-value-{args.game}")
@@ -101,6 +102,7 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> int:
                          refine_passes=args.refine_passes, refine_games=args.refine_games,
                          refine_steps=args.refine_steps, max_minutes=args.minutes,
                          threads=args.threads, progress=not args.no_progress)
+    make_output_folders(parser, args)
     out = args.out or Path("runs") / f"learned-value-{args.game}-seed{args.seed}"
     result = train(config)
     paths = write_outputs(result, out / "model.pt")

@@ -23,9 +23,13 @@ from pathlib import Path
 from agents.cli.args import (
     OneLineParser,
     at_least,
+    between,
     command_parser,
     hidden_widths,
+    make_output_folders,
+    model_export,
     non_negative_seed,
+    output_path,
     positive_float,
 )
 
@@ -35,17 +39,18 @@ N_ONLY = ("states", "hidden", "resume")
 
 def build_parser(prog: str | None = None) -> OneLineParser:
     """The command line of ``dice-env train-learned-value fivethousand``."""
+    from agents.fivethousand.learned_value import MAX_N_PLAYERS
     from agents.training.learned_value.fivethousand import NTrainConfig, TrainConfig
 
     parser = command_parser(__doc__, prog or "dice-env train-learned-value fivethousand")
-    parser.add_argument("--players", type=int, default=2,
+    parser.add_argument("--players", type=between(2, MAX_N_PLAYERS), default=2,
                         help="players at the table: 2 (default) or 3 to 6 (an N-player model)")
     parser.add_argument("--seed", type=non_negative_seed, default=0,
                         help="seed of the initial weights (and, N players, of the states)")
-    parser.add_argument("--out", type=Path, default=None,
+    parser.add_argument("--out", type=output_path, default=None,
                         help="run folder (default runs/learned-value-fivethousand-seed<seed>/, "
                              "N players runs/learned-value-fivethousand-<N>p-seed<seed>/)")
-    parser.add_argument("--export", default=None, metavar="PATH",
+    parser.add_argument("--export", type=model_export, default=None, metavar="PATH",
                         help="also write the model here (and its curve next to it); 'default' "
                              "means learned-value-fivethousand.pt (N players: "
                              "learned-value-fivethousand-<N>p.pt) in your models folder")
@@ -95,12 +100,11 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> int:
                      f"to {MAX_N_PLAYERS})")
     name = "learned-value-fivethousand" + ("" if n == 2 else f"-{n}p")
     out = args.out or Path("runs") / f"{name}-seed{args.seed}"
-    if out.exists() and not out.is_dir():
-        parser.error(f"argument --out: {out} exists and is not a folder")
     export = export_path(args.export, name)
     if export is not None and export.is_dir():
         parser.error(f"argument --export: {export} is a folder; give a file path such as "
                      f"{name}.pt")
+    make_output_folders(parser, args)
     defaults = T.TrainConfig() if n == 2 else T.NTrainConfig()
     max_it = defaults.max_iterations if args.max_iterations is None else args.max_iterations
     common = dict(seed=args.seed, max_iterations=max_it,

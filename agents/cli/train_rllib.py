@@ -28,7 +28,13 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from agents.cli.args import at_least, command_parser, non_negative_seed
+from agents.cli.args import (
+    at_least,
+    command_parser,
+    make_output_folders,
+    non_negative_seed,
+    output_path,
+)
 
 
 def build_parser(prog: str | None = None):
@@ -58,7 +64,7 @@ def build_parser(prog: str | None = None):
     parser.add_argument("--num-cpus", type=at_least(1), default=None,
                         help="CPUs of the local Ray (default: all); ignored with --address")
     parser.add_argument("--address", default=None, help="join this Ray cluster (e.g. auto)")
-    parser.add_argument("--out", type=Path, default=None,
+    parser.add_argument("--out", type=output_path, default=None,
                         help="output folder (default runs/rllib/<GAME>)")
     return parser
 
@@ -66,7 +72,7 @@ def build_parser(prog: str | None = None):
 def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> dict:
     """Train, evaluate, time, write the report; returns the run's summary."""
     from agents.evaluation.reports.rllib import to_markdown, write_report
-    from agents.training.ppo import apply_overrides, load_config
+    from agents.training.ppo.session import checked_config
     from agents.training.ray.rllib import (
         INSTALL_HINT,
         RLlibSettings,
@@ -79,7 +85,7 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> dict:
     parser = build_parser(prog)
     args = parser.parse_args(argv)
     try:
-        config = apply_overrides(load_config(args.game, args.config), args.set)
+        config = checked_config(args.game, args.config, args.set)
         config.setdefault("game", args.game)
     except ValueError as err:
         parser.error(str(err))
@@ -102,6 +108,7 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> dict:
         import torch
 
         torch.set_num_threads(args.threads)
+    make_output_folders(parser, args)
     out = args.out or Path("runs") / "rllib" / args.game
     summary, rows = train_and_time(
         args.game, config, settings, algo_config, out / "checkpoint",

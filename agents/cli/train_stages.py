@@ -26,7 +26,14 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from agents.cli.args import at_least, command_parser, non_negative_seed, positive_float
+from agents.cli.args import (
+    at_least,
+    command_parser,
+    make_output_folders,
+    non_negative_seed,
+    output_path,
+    positive_float,
+)
 from agents.cli.train import command_renderer
 
 
@@ -34,7 +41,7 @@ def build_parser(prog: str | None = None):
     """The command line of ``dice-env train-stages``."""
     parser = command_parser(__doc__, prog)
     parser.add_argument("game", help="a game with stages in agents/training/ppo/stages.json")
-    parser.add_argument("--run-root", type=Path, default=Path("runs") / "stages",
+    parser.add_argument("--run-root", type=output_path, default=Path("runs") / "stages",
                         help="where the stages' run folders go (default %(default)s)")
     parser.add_argument("--seed", type=non_negative_seed, default=0,
                         help="training seed (default 0); ppo-recipe-seeds measures seeds 0-2 "
@@ -55,7 +62,12 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> list[
     """Train (or continue) a game's stages; returns the summaries of the runs trained now."""
     from agents.paths import checkout_models_dir
     from agents.training.ppo.session import shown_path
-    from agents.training.ppo.stages import load_stages, run_stages, stages_file
+    from agents.training.ppo.stages import (
+        check_stage_configs,
+        load_stages,
+        run_stages,
+        stages_file,
+    )
 
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(prog)
@@ -73,6 +85,12 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> list[
             export = Path(shown_path(checkout_models_dir() / f"{args.game}.zip"))
         except FileNotFoundError as err:
             parser.error(f"argument --export: {err}")
+    try:
+        check_stage_configs(args.game, all_stages[args.game])
+    except ValueError as err:
+        parser.error(str(err))
+    if not args.dry_run:
+        make_output_folders(parser, args)
     again = shlex.join([*shlex.split(command_renderer(prog, "train-stages")([])), *argv])
     return run_stages(args.game, all_stages[args.game], args.run_root, seed=args.seed,
                       export=export, max_minutes=args.max_minutes, threads=args.threads,

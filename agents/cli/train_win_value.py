@@ -18,14 +18,16 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 
 from agents.cli.args import (
     OneLineParser,
     at_least,
     command_parser,
     hidden_widths,
+    make_output_folders,
+    model_export,
     non_negative_seed,
+    output_path,
 )
 
 GAMES = ("penta", "dice-poker")
@@ -40,9 +42,9 @@ def build_parser(prog: str | None = None) -> OneLineParser:
     p.add_argument("game", choices=GAMES, help="the game")
     p.add_argument("--seed", type=non_negative_seed, default=0,
                    help="seed of the samples and weights (default 0)")
-    p.add_argument("--out", type=Path, default=None,
+    p.add_argument("--out", type=output_path, default=None,
                    help="run folder (default runs/win-value-<GAME>-seed<SEED>/)")
-    p.add_argument("--export", default=None, metavar="PATH",
+    p.add_argument("--export", type=model_export, default=None, metavar="PATH",
                    help="also write the model (and its curve) at PATH; 'default' means "
                         "win-value-<GAME>.pt in your models folder")
     p.add_argument("--resume", action="store_true",
@@ -66,8 +68,6 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(prog)
     args = parser.parse_args(argv)
-    if args.out is not None and args.out.exists() and not args.out.is_dir():
-        parser.error(f"argument --out: {args.out} exists and is not a folder")
     from agents.training.learned_value.files import export_path
 
     export = export_path(args.export, f"win-value-{args.game}")
@@ -90,6 +90,9 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> int:
     if not args.resume and checkpoint_path(out / "model.pt").exists():
         parser.error(f"argument --out: {out} holds a checkpoint; add --resume to continue it, "
                      "or choose another --out")
+    if args.resume and not checkpoint_path(out / "model.pt").exists():
+        print(f"no checkpoint in {out}: starting a new run", file=sys.stderr)
+    make_output_folders(parser, args)
     try:
         result, paths = train_run(config, out, resume=args.resume)
     except KeyboardInterrupt:

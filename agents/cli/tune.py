@@ -37,7 +37,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from agents.cli.args import at_least, command_parser
+from agents.cli.args import at_least, command_parser, make_output_folders, output_path
 
 
 def build_parser(prog: str | None = None):
@@ -58,7 +58,7 @@ def build_parser(prog: str | None = None):
     parser.add_argument("--grid", action="append", default=[], metavar="KEY=V1,V2",
                         help="a config entry to sweep (VALUEs are JSON; repeatable: the grid is "
                              "the product)")
-    parser.add_argument("--out", type=Path, default=None,
+    parser.add_argument("--out", type=output_path, default=None,
                         help="where the tables go (default runs/tune/<name>)")
     parser.add_argument("--name", default=None,
                         help="the sweep's name (default: <game>-<hash of the settings>)")
@@ -110,6 +110,7 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> int:
         ray_version = require_ray()
     except ImportError:
         parser.error(f"tune needs Ray: {INSTALL_HINT}")
+    make_output_folders(parser, args)
     totals = sorted({t["total"] for t in trials})
     print(f"{len(trials)} trials ({len(trials) // args.seeds} grid points x {args.seeds} seeds) "
           f"of {' / '.join(f'{t:,}' for t in totals)} timesteps; runs in {runs}/trials, tables "

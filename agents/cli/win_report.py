@@ -40,8 +40,10 @@ from agents.cli.args import (
     OneLineParser,
     at_least,
     command_parser,
+    make_output_folders,
     non_negative_seed,
     output_folder,
+    output_path,
 )
 
 
@@ -90,7 +92,7 @@ def build_parser(prog: str | None = None) -> OneLineParser:
                    help="worker processes sharing each table's dice sets (default 1; the "
                         "results do not depend on it)")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
-    p.add_argument("--out", type=Path, default=None,
+    p.add_argument("--out", type=output_path, default=None,
                    help="output folder (default results/ for the documented full run, else "
                         "runs/win-report/)")
     return p
@@ -121,6 +123,7 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> dict:
                 models = checkout_models_dir()
             except FileNotFoundError as err:
                 parser.error(f"argument --out: {err} (or pass --no-export)")
+    make_output_folders(parser, args)
     command = " ".join(["python scripts/win_report.py", *argv])
     report = save(run_study(study, command, models), out, merge=not args.quick)
     print(f"written: {out / 'win.md'}")

@@ -16,11 +16,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from tqdm import tqdm
 
 from agents.evaluation.fivethousand_matches import play_fivethousand_matches
 from agents.evaluation.scorecard_games import play_scorecard_games
 from agents.evaluation.scorecard_matches import matches_from_games, play_scorecard_matches
+from agents.progress import progress_bar, progress_note
 from agents.registry import make
 
 SCORECARD_GAMES = ["penta", "dice-poker", "yahtzee-official"]
@@ -37,7 +37,7 @@ class Roster:
     """Builds registered players by name, remembering the (player, game) pairs left out for
     want of a trained model (not every game has one) in :attr:`missing`."""
 
-    def __init__(self, seed: int, note: Callable[[str], object] = tqdm.write) -> None:
+    def __init__(self, seed: int, note: Callable[[str], object] = progress_note) -> None:
         self.seed = seed
         self.note = note
         self.missing: list[tuple[str, str]] = []
@@ -66,7 +66,7 @@ def scorecard_rows(game: str, players: Mapping[str, Any], games: int, seed: int,
     is the preset or ``Rules`` played.
     """
     totals, seconds = {}, {}
-    for name, agent in tqdm(players.items(), desc=game, leave=False):
+    for name, agent in progress_bar(players.items(), desc=game, leave=False):
         if agent is None:
             continue
         start = time.perf_counter()
@@ -108,7 +108,7 @@ def fivethousand_rows(names: Sequence[str], opponents: Sequence[str], games: int
             if a != o and (o, a) not in pairs:
                 pairs.append((a, o))
     rows = []
-    for name, opp in tqdm(pairs, desc="fivethousand", leave=False):
+    for name, opp in progress_bar(pairs, desc="fivethousand", leave=False):
         if players[name] is None or players[opp] is None:
             continue
         rows.append({"game": "fivethousand", "agent": name, "opponent": opp,
@@ -178,7 +178,7 @@ def run_benchmark(scorecard_games: Sequence[str] = SCORECARD_GAMES,
     per pairing, default ``games``)."""
     roster = Roster(seed)
     result = Benchmark(missing=roster.missing)
-    for game in tqdm(scorecard_games, desc="scorecard games"):
+    for game in progress_bar(scorecard_games, desc="scorecard games"):
         players = {name: roster.make(name, game) for name in agents}
         if "optimal" not in players:  # the reference of the paired differences
             players["optimal"] = roster.make("optimal", game)

@@ -21,9 +21,9 @@ from collections.abc import Callable, Sequence
 
 import gymnasium as gym
 import numpy as np
-from tqdm import tqdm
 
 import dice_env  # noqa: F401  (registers the env ids)
+from agents.progress import progress_bar, progress_note
 
 REFERENCE_ID = "CartPole-v1"
 DEFAULT_IDS = [REFERENCE_ID, "dice_env/Penta-v0", "dice_env/DicePoker-v0",
@@ -155,7 +155,7 @@ def known_ids() -> list[str]:
 def measure_env_speed(ids: Sequence[str] = DEFAULT_IDS, aec: Sequence[str] = tuple(AEC_ENVS),
                       sizes: Sequence[int] = DEFAULT_SIZES, steps: int = 400_000,
                       single_steps: int = 5_000, repeats: int = 3, seed: int = 0,
-                      note: Callable[[str], object] = tqdm.write) -> dict:
+                      note: Callable[[str], object] = progress_note) -> dict:
     """Measure the envs ``ids`` (and always the reference) and the AEC envs ``aec`` (names
     of :data:`AEC_ENVS`); the results as ``env_speed.json`` holds them.  ``steps``: env steps
     per batched measurement; ``single_steps``: per single-env, AEC and SyncVectorEnv
@@ -176,7 +176,7 @@ def measure_env_speed(ids: Sequence[str] = DEFAULT_IDS, aec: Sequence[str] = tup
         best_reference = max(best_reference, reference)
         return rate, rate / reference
 
-    for env_id in tqdm(ids, desc="envs"):
+    for env_id in progress_bar(ids, desc="envs"):
         if env_id == REFERENCE_ID:
             single = single_env_rate(env_id, single_steps, repeats, seed)
             ratio = 1.0

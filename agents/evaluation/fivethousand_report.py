@@ -160,10 +160,9 @@ def fivethousand_report(games: int = 20_000, seed: int = 0, *, cache_dir: str | 
             with ``act`` / ``act_batch`` on the env's observations).
         progress: a tqdm bar over the simulations.
     """
-    from tqdm.auto import tqdm
-
     from agents.evaluation.fivethousand_matches import play_fivethousand_matches
     from agents.fivethousand.optimal import OptimalAgent, play_solo_games
+    from agents.progress import progress_bar
     from dice_env.fivethousand.bots import ThresholdBot
 
     bot_games = games if bot_games is None else bot_games
@@ -200,7 +199,7 @@ def fivethousand_report(games: int = 20_000, seed: int = 0, *, cache_dir: str | 
         "policy_examples": policy_examples(two),
     }
 
-    bar = tqdm(total=5 + len(SIMULATED_THRESHOLDS) + len(FLAT_THRESHOLDS)
+    bar = progress_bar(total=5 + len(SIMULATED_THRESHOLDS) + len(FLAT_THRESHOLDS)
                + len(extra_opponents or {}), desc="5000 checks", disable=not progress)
     # -- simulation checks ------------------------------------------------------------------
     t0 = time.perf_counter()

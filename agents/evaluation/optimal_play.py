@@ -153,15 +153,14 @@ def preset_entry(game: str, index: int, games: int, seed: int, *, cache_dir: str
 
 def joker_variants(progress: bool = False) -> list[dict]:
     """The exact expected score of each Joker reading of :data:`JOKER_VARIANTS`."""
-    from tqdm.auto import tqdm
-
+    from agents.progress import progress_bar
     from agents.solvers.scorecard_dp import solve_scorecard
     from dice_env.scorecard.rules import get_rules
 
     return [{"knobs": knobs,
              "expected_score": round(solve_scorecard(get_rules("yahtzee-official", **knobs))
                                      .expected_score, 6)}
-            for knobs in tqdm(JOKER_VARIANTS, desc="joker readings", disable=not progress)]
+            for knobs in progress_bar(JOKER_VARIANTS, desc="joker readings", disable=not progress)]
 
 
 def optimal_play_report(presets: Sequence[str], games: int, seed: int, command: str, *,
@@ -170,7 +169,7 @@ def optimal_play_report(presets: Sequence[str], games: int, seed: int, command: 
                         progress: bool = False) -> dict:
     """Solve, simulate and time every preset of ``presets`` (and with ``variants`` the Joker
     readings); the report as a dict (``command``: what produced it)."""
-    from tqdm.auto import tqdm
+    from agents.progress import progress_bar
 
     report = {"command": command,
               "generated": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
@@ -179,7 +178,7 @@ def optimal_play_report(presets: Sequence[str], games: int, seed: int, command: 
                           "python": platform.python_version(),
                           "processor": platform.processor() or platform.machine()},
               "results": []}
-    for index, game in enumerate(tqdm(presets, desc="presets", unit="game",
+    for index, game in enumerate(progress_bar(presets, desc="presets", unit="game",
                                       disable=not progress)):
         report["results"].append(preset_entry(
             game, index, games, seed, cache_dir=cache_dir, batch_size=batch_size,

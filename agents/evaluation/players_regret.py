@@ -14,10 +14,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from tqdm import tqdm
-
 from agents.evaluation.fivethousand_regret import FiveThousandRegret, fivethousand_gap
 from agents.evaluation.scorecard_regret import ScorecardRegret, optimality_gap
+from agents.progress import progress_bar, progress_note
 from agents.registry import make
 
 GAMES = ["penta", "dice-poker"]
@@ -48,14 +47,14 @@ def _make(name: str, game: str, note: Callable[[str], object]) -> Any | None:
 
 def regret_of_every_player(scorecard_games: Sequence[str] = GAMES, games: int = 2000,
                            fivethousand_games: int = 4000, seed: int = 0,
-                           note: Callable[[str], object] = tqdm.write) -> PlayersRegret:
+                           note: Callable[[str], object] = progress_note) -> PlayersRegret:
     """Measure every player (``games`` scorecard games each; ``fivethousand_games`` 5000
     games per mode, 0 leaves 5000 out); each result is also said through ``note``."""
     result = PlayersRegret()
     for game in scorecard_games:
         optimal = make("optimal", game)
         rows = result.scorecard[game] = []
-        for name in tqdm(AGENTS, desc=game):
+        for name in progress_bar(AGENTS, desc=game):
             agent = optimal if name == "optimal" else _make(name, game, note)
             if agent is None:
                 continue
@@ -67,7 +66,7 @@ def regret_of_every_player(scorecard_games: Sequence[str] = GAMES, games: int = 
                 note(rows[-1].format_text())
     if fivethousand_games:
         optimal = make("optimal", "fivethousand")
-        for name in tqdm(FIVE_THOUSAND_AGENTS, desc="5000"):
+        for name in progress_bar(FIVE_THOUSAND_AGENTS, desc="5000"):
             agent = optimal if name == "optimal" else _make(name, "fivethousand", note)
             if agent is not None:
                 result.fivethousand.append(fivethousand_gap(agent, fivethousand_games, seed,

@@ -484,9 +484,9 @@ def optimality_gap(agent: Any, game: str | Rules = "penta", games: int = 2000,
                                canonical_holds, trace)
     bar = None
     if progress:
-        from tqdm.auto import tqdm
+        from agents.progress import progress_bar
 
-        bar = tqdm(total=games * (2 if paired else 1), desc=f"regret {rules.name}",
+        bar = progress_bar(total=games * (2 if paired else 1), desc=f"regret {rules.name}",
                    unit="game", leave=False)
     try:
         stats = run_scorecard_games(agent, rules, games, seed, batch_size, canonical_holds,

@@ -157,9 +157,9 @@ def play_scorecard_tables(players: Sequence[Any], game: str | Rules, sets: int, 
     rules = coerce_rules(game)
     starts = range(int(first_set), int(first_set) + int(sets), int(batch))
     if progress:
-        from tqdm.auto import tqdm
+        from agents.progress import progress_bar
 
-        starts = tqdm(starts, desc=f"{rules.name} {p}p tables", unit="batch")
+        starts = progress_bar(starts, desc=f"{rules.name} {p}p tables", unit="batch")
     parts = [_play_batch(rules, players, views, np.arange(s, min(s + int(batch),
                                                                   int(first_set) + int(sets))),
                          seed, canonical_holds) for s in starts]

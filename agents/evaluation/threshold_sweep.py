@@ -14,10 +14,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from tqdm import tqdm
 
 from agents.evaluation.fivethousand_matches import play_fivethousand_matches
 from agents.fivethousand.bots import ThresholdAgent
+from agents.progress import progress_bar
 from dice_env.fivethousand.bots import ThresholdBot
 
 GRID = {
@@ -66,12 +66,12 @@ def sweep_thresholds(games: int = 2000, final_games: int = 40_000, finalists: in
     """Play the grid (``games`` each, seed ``seed``), then replay the best ``finalists`` on
     fresh dice (``final_games`` each, seed ``seed + 1``)."""
     rows = []
-    for thresholds in tqdm(grid_thresholds(), desc="grid"):
+    for thresholds in progress_bar(grid_thresholds(), desc="grid"):
         p, se = win_rate_against_default(thresholds, games, seed)
         rows.append({"thresholds": thresholds, "win_rate": p, "sem": se, "stage": "grid"})
     rows.sort(key=lambda r: -r["win_rate"])
     finals = []
-    for r in tqdm(rows[:finalists], desc="finalists"):
+    for r in progress_bar(rows[:finalists], desc="finalists"):
         p, se = win_rate_against_default(r["thresholds"], final_games, seed + 1)
         finals.append({"thresholds": r["thresholds"], "win_rate": p, "sem": se,
                        "stage": "final"})

@@ -25,6 +25,18 @@ def _config_names() -> list[str]:
     return sorted(p.stem for p in package_data("training", "ppo", "configs").glob("*.json"))
 
 
+def _recipe_games() -> list[str]:
+    """The games with a PPO recipe in the stages file (data of agents.training.ppo, read here
+    only to name its command in a hint)."""
+    import json
+
+    try:
+        stages = json.loads(package_data("training", "ppo", "stages.json").read_text())
+    except (OSError, ValueError):
+        return []
+    return sorted(k for k in stages if not k.startswith("_"))
+
+
 def default_model_path(game: Any) -> Path:
     """The committed ``<stem>.zip`` of a game (any name :func:`agents.games.resolve` takes)."""
     return committed_model(f"{resolve(game).model_name}.zip")
@@ -34,6 +46,10 @@ def training_hint(game: Any) -> str:
     """How to train a model for ``game``: its config's command, or how to write a config."""
     path = default_model_path(game)
     name = path.stem
+    if name in _recipe_games():
+        return (f"train its recipe's seeds and commit the median with `dice-env ppo-recipe-seeds "
+                f"--games {name} --export` (or one seed: `dice-env train-stages {name} "
+                "--export`)")
     known = _config_names()
     if name in known:
         return f"train one with `dice-env train {name} --export {path.name}`"

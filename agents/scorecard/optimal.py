@@ -184,9 +184,9 @@ def simulate_optimal_games(agent: OptimalAgent, n_games: int, seed: int | None =
            "five_bonus": np.empty(n_games, dtype=np.int64)}
     bar = None
     if progress:
-        from tqdm.auto import tqdm
+        from agents.progress import progress_bar
 
-        bar = tqdm(total=n_games, desc=f"play {rules.name}", unit="game", leave=False)
+        bar = progress_bar(total=n_games, desc=f"play {rules.name}", unit="game", leave=False)
     try:
         for start in range(0, n_games, batch_size):
             n = min(batch_size, n_games - start)

@@ -118,9 +118,9 @@ def _compute(solution: ScorecardSolution, chunk: int = 2000, progress: bool = Fa
     layers = range(m.n_boxes - 1, -1, -1)
     bar = None
     if progress:
-        from tqdm.auto import tqdm
+        from agents.progress import progress_bar
 
-        bar = tqdm(total=m.n_boxes, desc=f"score spread {rules.name}", unit="layer")
+        bar = progress_bar(total=m.n_boxes, desc=f"score spread {rules.name}", unit="layer")
     for filled in layers:
         open_, upper, five = reachable_states(solution, filled)
         for i in range(0, len(upper), chunk):

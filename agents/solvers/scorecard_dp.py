@@ -469,9 +469,9 @@ def solve_scorecard(game: str | Rules, *, progress: bool = False,
     numba.set_num_threads(threads)
     bar = None
     if progress:
-        from tqdm.auto import tqdm
+        from agents.progress import progress_bar
 
-        bar = tqdm(total=model.n_states, desc=f"solve {rules.name}", unit="state",
+        bar = progress_bar(total=model.n_states, desc=f"solve {rules.name}", unit="state",
                    unit_scale=True, leave=False)
     layer_seconds = []
     try:

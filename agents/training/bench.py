@@ -102,11 +102,11 @@ def measure(games: list[str], runs: list[str], *, iterations: int = 3, rounds: i
     """One row per game and run: the best of ``rounds`` alternating rounds of its steps/s
     (also per torch thread), its rollout share, and its cost per env step against the lean
     trainer's MLP policy (NaN when ``lean-mlp`` is not among the runs)."""
-    from tqdm import tqdm
+    from agents.progress import progress_bar
 
     runs = list(dict.fromkeys(runs))
     rows = []
-    bar = tqdm(total=len(games) * rounds * len(runs), desc="timing", unit="run",
+    bar = progress_bar(total=len(games) * rounds * len(runs), desc="timing", unit="run",
                disable=not progress)
     for game in games:
         best = {run: (0.0, 0.0) for run in runs}

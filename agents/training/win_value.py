@@ -236,9 +236,9 @@ def train_rules(rules: Rules, config: TrainConfig, *, moments: ScoreMoments | No
     t0 = clock() - done_seconds
     bar = None
     if config.progress:
-        from tqdm.auto import tqdm
+        from agents.progress import progress_bar
 
-        bar = tqdm(total=rules.n_boxes - 1, initial=rules.n_boxes - 2 - start_layer,
+        bar = progress_bar(total=rules.n_boxes - 1, initial=rules.n_boxes - 2 - start_layer,
                    desc=f"win-value {rules.name}", unit="layer")
     try:
         for layer in range(start_layer, -1, -1):  # the last layer is exact: no network

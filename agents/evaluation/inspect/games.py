@@ -203,17 +203,18 @@ def parse_seed_range(text: str, max_games: int = MAX_HABIT_GAMES,
     """``"A-B"`` (or ``"A"``) as ``range(A, B + 1)``; ``ValueError`` unless ``0 <= A <= B`` and
     the range plays at most ``max_games`` games."""
     first, sep, last = str(text).strip().partition("-")
-    try:
-        a = int(first)
-        b = int(last) if sep else a
-    except ValueError:
-        raise ValueError(f"seeds must look like A-B (e.g. 0-49), got {text!r}") from None
-    if not 0 <= a <= b <= MAX_SEED:
-        raise ValueError(f"seeds A-B need 0 <= A <= B, got {text!r}")
-    seeds = range(a, b + 1)
-    if len(seeds) * games_per_seed > max_games:
-        raise ValueError(f"at most {max_games // games_per_seed} seeds at once, got {len(seeds)}")
-    return seeds
+    digits = (first, last) if sep else (first,)
+    if not all(d.isascii() and d.isdigit() for d in digits) or len(str(text)) > 60:
+        raise ValueError(f"seeds must look like A-B (e.g. 0-49), got {str(text)[:40]!r}")
+    a = int(first)
+    b = int(last) if sep else a
+    if max(a, b) > MAX_SEED:
+        raise ValueError(f"seeds go up to {MAX_SEED}, got {text!r}")
+    if a > b:
+        raise ValueError(f"seeds A-B need A <= B, got {text!r}")
+    if (b - a + 1) * games_per_seed > max_games:  # not len(range): it overflows past 2**63
+        raise ValueError(f"at most {max_games // games_per_seed} seeds at once, got {b - a + 1}")
+    return range(a, b + 1)
 
 
 def habits(agent: Any, game: Any = "penta", seeds: Sequence[int] = range(20), *,

@@ -76,8 +76,10 @@ def benchmark_markdown(rows: Sequence[dict], command: str, optimal_values: Mappi
                       "(95 % CI).", "", "| agent | opponent | games | win rate | 95 % CI |",
                       "|---|---|---:|---:|---:|"]
             for r in game_rows:
+                mark = " †" if beats_optimum(r) else ""
                 lines.append(f"| {r['agent']} | {r['opponent']} | {r['games']:,} | "
-                             f"{r['win_rate']:.3f} | [{r['ci_low']:.3f}, {r['ci_high']:.3f}] |")
+                             f"{r['win_rate']:.3f}{mark} | [{r['ci_low']:.3f}, "
+                             f"{r['ci_high']:.3f}] |")
         elif game.endswith(" 2p"):
             lines += head_to_head_markdown(game_rows)
         else:
@@ -90,10 +92,42 @@ def benchmark_markdown(rows: Sequence[dict], command: str, optimal_values: Mappi
                 if "diff_to_optimal" in r:
                     diff = (f"{r['diff_to_optimal']:+.2f} [{r['diff_ci_low']:+.2f}, "
                             f"{r['diff_ci_high']:+.2f}]")
+                    diff += " †" if beats_optimum(r) else ""
                 lines.append(f"| {r['agent']} | {r['games']:,} | {r['mean']:.2f} | "
                              f"{r['std']:.2f} | {r['sem']:.2f} | {diff} |")
-        lines.append("")
+        lines += ["", *beats_optimum_notes(game, game_rows, len(rows))]
     return "\n".join(lines)
+
+
+def beats_optimum(r: Mapping) -> bool:
+    """Whether a row shows a player better than the optimum with a 95 % CI that excludes it:
+    a scorecard player whose paired difference to the optimal player is above 0, or a 5000
+    player whose win rate against the optimal player is above one half."""
+    if r.get("agent") == "optimal":
+        return False
+    if "diff_ci_low" in r:
+        return r["diff_ci_low"] > 0
+    return r.get("opponent") == "optimal" and r.get("ci_low", 0.0) > 0.5
+
+
+def beats_optimum_notes(game: str, rows: Sequence[Mapping], n_rows: int) -> list[str]:
+    """The note under a table with rows marked † (:func:`beats_optimum`): why a player can
+    beat the optimum on a sample, and where its exact gap (never below 0) is."""
+    names = [r["agent"] for r in rows if beats_optimum(r)]
+    if not names:
+        return []
+    who = ", ".join(dict.fromkeys(names))
+    what = ("wins more than half of its games against the optimal player"
+            if is_fivethousand(game) else "scores above the optimal player")
+    regret = (f"`dice-env evaluate --agent {names[0]} --game {game} --regret`, and "
+              "`results/regret.md` for every player")
+    return [f"† {who} {what} on these games, and the 95 % CI excludes a tie. That is the "
+            "luck of a finite sample, not a bug: the optimal player maximizes the *expected* "
+            "result over all dice, and on a given set of games (every player sees the same "
+            "dice) another player's choices can happen to pay more; and with "
+            f"{n_rows} rows in these tables, about one 95 % CI in 20 misses its true value by "
+            "chance. The exact gap to the optimum, which cannot be negative, is the "
+            f"exact-regret figure: {regret}.", ""]
 
 
 def head_to_head_markdown(rows: Sequence[dict]) -> list[str]:
@@ -178,6 +212,9 @@ def evaluation_line(game: str, r: Mapping) -> str:
     if "diff_to_optimal" in r:
         diff = (f"   paired diff. to optimal {r['diff_to_optimal']:+.2f} "
                 f"[{r['diff_ci_low']:+.2f}, {r['diff_ci_high']:+.2f}]")
+    if beats_optimum(r):
+        diff += ("   (above the optimum on these games by chance: the optimum maximizes the "
+                 "expectation; --regret gives the exact gap, never below 0)")
     return f"{game:18s} {r['agent']:24s} {what}{diff}"
 
 

@@ -57,9 +57,10 @@ def _run_sweeps(model: ThreeModel, w: np.ndarray, pol: np.ndarray, use_pol: bool
     cycles: list[dict] = []
     bar = None
     if progress:
-        from tqdm.auto import tqdm
+        from agents.progress import progress_bar
 
-        bar = tqdm(desc=f"5000 {model.num_players}-player {what}", unit="sweep", leave=False)
+        bar = progress_bar(desc=f"5000 {model.num_players}-player {what}", unit="sweep",
+                           leave=False)
     converged = False
     try:
         for n in range(1, max_sweeps + 1):

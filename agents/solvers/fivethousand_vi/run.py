@@ -77,9 +77,9 @@ def _run_vi(model: FiveThousandModel, w_a: np.ndarray, w_b: np.ndarray | None,
     rounds = 0
     bar = None
     if progress:
-        from tqdm.auto import tqdm
+        from agents.progress import progress_bar
 
-        bar = tqdm(desc=f"5000 value iteration (target {model.rules.target})", unit="sweep",
+        bar = progress_bar(desc=f"5000 value iteration (target {model.rules.target})", unit="sweep",
                    leave=False)
     converged = False
     try:

@@ -155,9 +155,10 @@ def train(config: TrainConfig) -> TrainResult:
     curve: list[dict] = []
     bar = None
     if config.progress:
-        from tqdm.auto import tqdm
+        from agents.progress import progress_bar
 
-        bar = tqdm(total=config.max_iterations, desc="learned-value fivethousand", unit="it")
+        bar = progress_bar(total=config.max_iterations, desc="learned-value fivethousand",
+                           unit="it")
     w = model.w_table()
     best, since_best = np.inf, 0
     targets = None
@@ -451,9 +452,9 @@ def train_n(config: NTrainConfig, checkpoint: str | Path | None = None, resume: 
     start_idx = np.zeros((1, n_players), dtype=np.int64)
     bar = None
     if config.progress:
-        from tqdm.auto import tqdm
+        from agents.progress import progress_bar
 
-        bar = tqdm(total=config.max_iterations, initial=start_it - 1, unit="it",
+        bar = progress_bar(total=config.max_iterations, initial=start_it - 1, unit="it",
                    desc=f"learned-value fivethousand {n_players}p")
 
     def row(it: int, phase: str, solved: int, solve_s: float, fit_s: float, w_before, v,

@@ -443,9 +443,9 @@ def train(config: TrainConfig, clock: Callable[[], float] = time.perf_counter) -
     n_boxes = run.rules.n_boxes
     bar = None
     if config.progress:
-        from tqdm.auto import tqdm
+        from agents.progress import progress_bar
 
-        bar = tqdm(total=n_boxes * (1 + config.refine_passes),
+        bar = progress_bar(total=n_boxes * (1 + config.refine_passes),
                    desc=f"learned-value {run.rules.name}", unit="layer")
     budget = run.budget if run.budget is not None else float("inf")
     reserve = 0.05 * budget  # the closing self-play games

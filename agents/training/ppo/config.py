@@ -7,13 +7,16 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Callable
+import math
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any, NamedTuple
 
 from agents.paths import package_data
 
-__all__ = ["CONFIG_DIR", "POLICIES", "TRAINERS", "apply_overrides", "check_config", "load_config",
-           "policy_name", "rollout_size", "structured_policy_kwargs", "whole_rollouts"]
+__all__ = ["CONFIG_DIR", "POLICIES", "SCHEMA", "TRAINERS", "Entry", "apply_overrides",
+           "check_config", "check_policy_kwargs", "known_entries", "load_config", "policy_name",
+           "rollout_size", "structured_policy_kwargs", "whole_rollouts"]
 
 CONFIG_DIR = package_data("training", "ppo", "configs")
 #: the policy networks a config may name (``"policy"``; default ``"mlp"``)
@@ -65,54 +68,189 @@ def apply_overrides(config: dict, overrides: list[str]) -> dict:
     return config
 
 
-#: entry -> (what it must be, its check) of the numbers a config may set
-_INTEGER = "an integer of at least 1"
-_NUMBERS: dict[str, tuple[str, Callable[[float], bool]]] = {
-    "num_envs": (_INTEGER, lambda v: v >= 1),
-    "total_timesteps": (_INTEGER, lambda v: v >= 1),
-    "checkpoint_every_timesteps": (_INTEGER, lambda v: v >= 1),
-    "reward_scale": ("a positive number", lambda v: v > 0),
-    "ppo.n_steps": (_INTEGER, lambda v: v >= 1),
-    "ppo.batch_size": (_INTEGER, lambda v: v >= 1),
-    "ppo.n_epochs": (_INTEGER, lambda v: v >= 1),
-    "ppo.learning_rate": ("a positive number", lambda v: v > 0),
-    "ppo.gamma": ("a number from 0 to 1", lambda v: 0 <= v <= 1),
-    "ppo.gae_lambda": ("a number from 0 to 1", lambda v: 0 <= v <= 1),
-    "ppo.ent_coef": ("a number of at least 0", lambda v: v >= 0),
-    "ppo.vf_coef": ("a number of at least 0", lambda v: v >= 0),
-    "ppo.clip_range": ("a positive number", lambda v: v > 0),
-    "ppo.max_grad_norm": ("a positive number", lambda v: v > 0),
-    "eval.every_timesteps": (_INTEGER, lambda v: v >= 1),
-    "eval.games": (_INTEGER, lambda v: v >= 1),
-    "eval.seed": ("an integer of at least 0", lambda v: v >= 0),
+class Entry(NamedTuple):
+    """What one config entry must be: ``what`` says it (``"an integer of at least 1"``), ``ok``
+    checks a value parsed from JSON."""
+
+    what: str
+    ok: Callable[[Any], bool]
+
+
+def _is_integer(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: Any) -> bool:  # an integer is fine where a number is asked for
+    return isinstance(value, (int, float)) and not isinstance(value, bool) \
+        and math.isfinite(value)
+
+
+def _integer(low: int) -> Entry:
+    return Entry(f"an integer of at least {low}", lambda v: _is_integer(v) and v >= low)
+
+
+def _number(what: str, ok: Callable[[float], bool]) -> Entry:
+    return Entry(what, lambda v: _is_number(v) and ok(v))
+
+
+def _one_of(choices: Sequence[str]) -> Entry:
+    return Entry(f"one of {list(choices)}", lambda v: isinstance(v, str) and v in choices)
+
+
+def _sizes_ok(value: Any) -> bool:
+    return isinstance(value, list) and all(_is_integer(w) and w >= 1 for w in value)
+
+
+def _net_arch_ok(value: Any) -> bool:
+    if isinstance(value, dict):
+        return set(value) == {"pi", "vf"} and all(_sizes_ok(v) for v in value.values())
+    return _sizes_ok(value)
+
+
+def _player_ok(value: Any) -> bool:
+    from agents.registry import available
+
+    return isinstance(value, str) and value in available()["fivethousand"]
+
+
+def _env_id_ok(value: Any) -> bool:
+    from dice_env import FIVE_THOUSAND_IDS, SCORECARD_IDS
+
+    return value in SCORECARD_IDS or value in FIVE_THOUSAND_IDS
+
+
+_POSITIVE = _number("a positive number", lambda v: v > 0)
+_NON_NEGATIVE = _number("a number of at least 0", lambda v: v >= 0)
+_SECTION = Entry("a section ({...})", lambda v: isinstance(v, dict))
+_SECTION_OR_NULL = Entry("a section ({...}) or null", lambda v: v is None or isinstance(v, dict))
+_SIZES = Entry("a list of positive integers such as [64, 64]", _sizes_ok)
+_FIVE_THOUSAND_PLAYER = Entry("a 5000 player's name (heuristic, optimal, ...)", _player_ok)
+
+#: every entry a config may hold (``section.name`` inside a section), with what it must be.
+#: ``env_kwargs`` holds the env's own options, which the env checks
+#: (:func:`agents.training.ppo.envs.check_env_kwargs`); ``policy_kwargs`` those of the
+#: config's policy network (:func:`check_policy_kwargs`).  Names starting with ``_`` are notes.
+SCHEMA: dict[str, Entry] = {
+    "game": Entry("a game name such as \"penta\"", lambda v: isinstance(v, str) and v != ""),
+    "env_id": Entry("a dice_env id such as \"dice_env/Penta-v0\"", _env_id_ok),
+    "family": _one_of(("scorecard", "fivethousand")),
+    "trainer": _one_of(TRAINERS),
+    "policy": _one_of(POLICIES),
+    "opponent": _FIVE_THOUSAND_PLAYER,
+    "num_envs": _integer(1),
+    "total_timesteps": _integer(1),
+    "checkpoint_every_timesteps": _integer(1),
+    "reward_scale": _POSITIVE,
+    "env_kwargs": _SECTION,
+    "policy_kwargs": _SECTION_OR_NULL,
+    "shaping": _SECTION_OR_NULL,
+    "shaping.upper_bonus": _NON_NEGATIVE,
+    "shaping.scale": _POSITIVE,
+    "ppo": _SECTION,
+    "ppo.learning_rate": _POSITIVE,
+    "ppo.learning_rate_schedule": _one_of(SCHEDULES),
+    "ppo.n_steps": _integer(1),
+    # (SB3 normalizes each minibatch's advantages: it refuses a minibatch of one)
+    "ppo.batch_size": _integer(2),
+    "ppo.n_epochs": _integer(1),
+    "ppo.gamma": _number("a number above 0 and at most 1", lambda v: 0 < v <= 1),
+    "ppo.gae_lambda": _number("a number from 0 to 1", lambda v: 0 <= v <= 1),
+    "ppo.ent_coef": _NON_NEGATIVE,
+    "ppo.vf_coef": _NON_NEGATIVE,
+    "ppo.clip_range": _POSITIVE,
+    "ppo.max_grad_norm": _POSITIVE,
+    "eval": _SECTION,
+    "eval.every_timesteps": _integer(1),
+    "eval.games": _integer(1),
+    "eval.seed": _integer(0),
+    "eval.opponent": _FIVE_THOUSAND_PLAYER,
 }
+#: the sections whose entries are listed in :data:`SCHEMA`
+_CLOSED_SECTIONS = ("shaping", "ppo", "eval")
+
+
+def known_entries(section: str = "") -> list[str]:
+    """The entries :data:`SCHEMA` lists at the top level (``section=""``) or in ``section``."""
+    prefix = f"{section}." if section else ""
+    return [k[len(prefix):] for k in SCHEMA
+            if k.startswith(prefix) and "." not in k[len(prefix):]]
 
 
 def check_config(config: dict) -> None:
     """``ValueError`` naming the entry (``ppo.learning_rate must be a positive number, got
-    'abc'``) when a config's numbers, trainer, schedule or policy cannot train; entries it does
-    not set are left to the trainer's defaults."""
+    'abc'``) for an entry :data:`SCHEMA` does not know (naming those it knows), a value of the
+    wrong type or out of its range, an ``env_id`` of another ``family``, or ``policy_kwargs``
+    the policy network does not take; entries a config does not set are left to the trainer's
+    defaults.  The env's own options (``env_kwargs``) are checked by building the env:
+    :func:`agents.training.ppo.envs.check_env_kwargs`."""
     for key in ("ppo", "eval"):
         if not isinstance(config.get(key), dict):
             raise ValueError(f"{key} must be a section ({{...}}), got {config.get(key)!r}")
-    for key, (what, ok) in _NUMBERS.items():
-        section, _, name = key.rpartition(".")
-        node = config[section] if section else config
-        if name not in node:
-            continue
-        value = node[name]
-        integer = what.startswith("an integer")
-        kind = int if integer else (int, float)
-        if isinstance(value, bool) or not isinstance(value, kind) or not ok(value):
-            raise ValueError(f"{key} must be {what}, got {value!r}")
-    trainer = config.get("trainer", "sb3")
-    if trainer not in TRAINERS:
-        raise ValueError(f"trainer must be one of {list(TRAINERS)}, got {trainer!r}")
-    schedule = config["ppo"].get("learning_rate_schedule", "constant")
-    if schedule not in SCHEDULES:
-        raise ValueError(f"ppo.learning_rate_schedule must be one of {list(SCHEDULES)}, got "
-                         f"{schedule!r}")
+    entries = [(k, v) for k, v in config.items() if not k.startswith("_")]
+    for section in _CLOSED_SECTIONS:
+        if isinstance(config.get(section), dict):
+            entries += [(f"{section}.{k}", v) for k, v in config[section].items()
+                        if not k.startswith("_")]
+    for key, value in entries:
+        entry = SCHEMA.get(key)
+        if entry is None:
+            section, _, name = key.rpartition(".")
+            where = f" in {section}" if section else ""
+            raise ValueError(f"unknown config entry {key!r}; known{where}: "
+                             f"{known_entries(section)}")
+        if not entry.ok(value):
+            raise ValueError(f"{key} must be {entry.what}, got {value!r}")
+    family = config.get("family", "scorecard")
+    from dice_env import FIVE_THOUSAND_IDS
+
+    if "env_id" in config and (config["env_id"] in FIVE_THOUSAND_IDS) != (family == "fivethousand"):
+        raise ValueError(f"env_id {config['env_id']} is not a game of family {family!r} (set "
+                         "\"family\" to \"fivethousand\" for 5000, \"scorecard\" otherwise)")
     policy_name(config)
+    check_policy_kwargs(config)
+
+
+def check_policy_kwargs(config: dict) -> None:
+    """``ValueError`` for ``policy_kwargs`` the config's policy network does not take: the MLP
+    takes ``net_arch`` (``[64, 64]`` or ``{"pi": [...], "vf": [...]}``); the structured policy
+    the options of :func:`agents.policies.structured.network.defaults_of` its family, each of
+    the type of its default."""
+    options = config.get("policy_kwargs") or {}
+    if policy_name(config) == "mlp":
+        unknown = sorted(set(options) - {"net_arch"})
+        if unknown:
+            raise ValueError(f"unknown config entry policy_kwargs.{unknown[0]}; the MLP policy "
+                             "takes only net_arch")
+        if "net_arch" in options and not _net_arch_ok(options["net_arch"]):
+            raise ValueError("policy_kwargs.net_arch must be hidden sizes such as [64, 64] or "
+                             f"{{\"pi\": [64, 64], \"vf\": [64, 64]}}, got {options['net_arch']!r}")
+        return
+    from agents.policies.structured.network import defaults_of
+
+    defaults = defaults_of(config.get("family", "scorecard"))
+    for name, value in options.items():
+        if name not in defaults:
+            raise ValueError(f"unknown config entry policy_kwargs.{name}; the structured "
+                             f"policy takes {sorted(defaults)}")
+        entry = _like(defaults[name])
+        if not entry.ok(value):
+            raise ValueError(f"policy_kwargs.{name} must be {entry.what}, got {value!r}")
+
+
+def _like(default: Any) -> Entry:
+    """What a value replacing ``default`` must be: of its type (a number for a float)."""
+    if isinstance(default, bool):
+        return Entry("true or false", lambda v: isinstance(v, bool))
+    if isinstance(default, int):
+        return Entry("an integer", _is_integer)
+    if isinstance(default, float):
+        return Entry("a number", _is_number)
+    if isinstance(default, str):
+        return Entry("a string", lambda v: isinstance(v, str))
+    if isinstance(default, list):
+        return _SIZES if all(_is_integer(w) for w in default) else \
+            Entry("a list", lambda v: isinstance(v, list))
+    return Entry("a value", lambda v: True)
 
 
 def rollout_size(config: dict) -> int:

@@ -8,8 +8,8 @@ from typing import Any
 
 from agents.training.ppo.config import policy_name, structured_policy_kwargs
 
-__all__ = ["build_sb3_model", "make_batched_env", "make_training_env", "sb3_policy", "shaped",
-           "shaping_potential"]
+__all__ = ["build_sb3_model", "check_env_kwargs", "make_batched_env", "make_training_env",
+           "sb3_policy", "shaped", "shaping_potential"]
 
 
 def make_batched_env(config: dict, seed: int | None = None):
@@ -27,6 +27,51 @@ def make_batched_env(config: dict, seed: int | None = None):
     return gym.make_vec(config["env_id"], num_envs=config["num_envs"],
                         vectorization_mode="vector_entry_point",
                         autoreset_mode=AutoresetMode.SAME_STEP, **kwargs)
+
+
+def check_env_kwargs(config: dict) -> None:
+    """``ValueError`` (one line, naming the option) for ``env_kwargs`` the config's env does not
+    take: an option of the wrong type (that of the env's default: ``canonical_holds`` is true
+    or false) or one the env refuses when built -- a small env of one game, without opponents,
+    so nothing is trained or solved."""
+    import importlib
+    import inspect
+
+    import gymnasium as gym
+
+    kwargs = dict(config.get("env_kwargs") or {})
+    try:
+        entry = gym.spec(config["env_id"]).vector_entry_point
+    except gym.error.Error as err:
+        raise ValueError(f"env_id {config['env_id']!r}: {err}") from None
+    if isinstance(entry, str):
+        module, _, name = entry.partition(":")
+        entry = getattr(importlib.import_module(module), name)
+    params = inspect.signature(entry).parameters
+    for name, value in kwargs.items():
+        default = params[name].default if name in params else None
+        if isinstance(default, (bool, int, float, str)) and not _same_kind(default, value):
+            raise ValueError(f"env_kwargs.{name} must be {_kind(default)}, got {value!r}")
+    try:
+        env = gym.make_vec(config["env_id"], num_envs=1, vectorization_mode="vector_entry_point",
+                           **kwargs)
+    except (TypeError, ValueError, gym.error.Error) as err:
+        raise ValueError(f"env_kwargs: {' '.join(str(err).split())}") from None
+    env.close()
+
+
+def _same_kind(default: bool | int | float | str, value: object) -> bool:
+    if isinstance(default, bool) or isinstance(value, bool):
+        return isinstance(default, bool) and isinstance(value, bool)
+    if isinstance(default, (int, float)):
+        return isinstance(value, (int, float)) and (isinstance(default, float)
+                                                    or isinstance(value, int))
+    return isinstance(value, type(default))
+
+
+def _kind(default: bool | int | float | str) -> str:
+    return {bool: "true or false", int: "an integer", float: "a number",
+            str: "a string"}[type(default)]
 
 
 def make_training_env(config: dict, seed: int):

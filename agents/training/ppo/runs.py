@@ -374,13 +374,13 @@ class LeanRun:
         statistics (:meth:`log_values`) and, when the policy is evaluated there, ``eval/*``.
         Logging reads the run's state only: the training numbers are the same without it.
         """
-        from tqdm import tqdm
+        from agents.progress import progress_bar
 
         self.trainer.total_timesteps = int(total)
         self._logger, self._log_pending = logger, False
         session_start, session_steps, iterations = time.perf_counter(), self.num_timesteps, 0
-        bar = tqdm(total=total, initial=self.num_timesteps, unit="step", disable=not progress,
-                   smoothing=0.1)
+        bar = progress_bar(total=total, initial=self.num_timesteps, unit="step",
+                           enabled=progress, smoothing=0.1)
         try:
             while self.num_timesteps < total:
                 if self.num_timesteps >= self.extra["next_eval"]:

@@ -23,11 +23,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agents.progress import on_terminal
 from agents.training.ppo.checkpoints import (
     CHECKPOINT_NAME,
     FINAL_NAME,
     load_checkpoint,
     read_checkpoint,
+    read_learning_curve,
     save_checkpoint,
     write_final_model,
 )
@@ -38,7 +40,7 @@ from agents.training.ppo.config import (
     rollout_size,
     whole_rollouts,
 )
-from agents.training.ppo.envs import build_sb3_model
+from agents.training.ppo.envs import build_sb3_model, check_env_kwargs
 from agents.training.ppo.runs import (
     LeanRun,
     StopRequest,
@@ -48,8 +50,8 @@ from agents.training.ppo.runs import (
 )
 from dice_env.io import atomic_write_bytes
 
-__all__ = ["TrainOptions", "TrainingSession", "default_command", "default_run_dir",
-           "open_session", "options_args", "shown_path", "train"]
+__all__ = ["TrainOptions", "TrainingSession", "checked_config", "default_command",
+           "default_run_dir", "open_session", "options_args", "shown_path", "train"]
 
 #: renders the arguments of a ``train`` command as the line a user runs
 CommandLine = Callable[[Sequence[object]], str]
@@ -154,20 +156,33 @@ def _checked_options(options: TrainOptions) -> None:
         raise ValueError(f"--init-from {options.init_from}: no such model file")
 
 
-def _config_of(options: TrainOptions) -> dict:
-    """The run's config: the game's (or ``options.config``) with the overrides, checked."""
-    base = load_config(options.game, options.config)
-    source = options.config if options.config is not None else f"{options.game}.json"
+def checked_config(game: str, path: Path | str | None = None,
+                   overrides: Sequence[str] = ()) -> dict:
+    """The config of ``game`` (or the file ``path``) with the ``--set`` ``overrides``, every
+    entry checked (:func:`~agents.training.ppo.config.check_config`, and the env's options by
+    building a small env): ``ValueError`` with one line naming the file or ``argument --set``
+    and the entry."""
+    base = load_config(game, path)
+    source = path if path is not None else f"{game}.json"
     try:
         check_config(base)
+        check_env_kwargs(base)
     except ValueError as err:
         raise ValueError(f"config {source}: {err}") from None
     try:
-        config = apply_overrides(base, list(options.overrides))
+        config = apply_overrides(base, list(overrides))
         check_config(config)
+        if (config.get("env_kwargs"), config["env_id"]) != (base.get("env_kwargs"),
+                                                            base["env_id"]):
+            check_env_kwargs(config)
     except ValueError as err:
         raise ValueError(f"argument --set: {err}") from None
     return config
+
+
+def _config_of(options: TrainOptions) -> dict:
+    """The run's config: the game's (or ``options.config``) with the overrides, checked."""
+    return checked_config(options.game, options.config, options.overrides)
 
 
 @dataclass
@@ -200,7 +215,8 @@ class TrainingSession:
     def run(self, command: CommandLine = default_command,
             start_args: Sequence[object] | None = None) -> dict:
         """Train to the total; returns the summary (``game``, ``seed``, ``timesteps``,
-        ``total_timesteps``, ``stopped``: the reason or None, ``last_eval``, ``run_dir``).
+        ``total_timesteps``, ``stopped``: the reason or None, ``last_eval``: see
+        :meth:`last_eval`, ``run_dir``).
 
         A stopped run says on stderr where its checkpoint is and the ``command`` that resumes
         it; a second Ctrl-C aborts at once (exit status 130), saying what is left and, before
@@ -230,15 +246,32 @@ class TrainingSession:
                 if curve.exists():
                     atomic_write_bytes(Path(o.export).with_suffix(".eval.csv"),
                                        curve.read_bytes())
-        history = self.extra.get("history")
         summary = {"game": o.game, "seed": o.seed, "timesteps": model.num_timesteps,
                    "total_timesteps": total, "stopped": stop.reason if stopped else None,
-                   "last_eval": history[-1] if history else None, "run_dir": str(run_dir)}
+                   **self.last_eval(), "run_dir": str(run_dir)}
         if stopped:
             print(f"stopped ({stop.reason}) at {model.num_timesteps:,} of {total:,} timesteps; "
                   f"the checkpoint is in {shown_path(run_dir)}; continue with: {resume}",
                   file=sys.stderr)
         return summary
+
+    def last_eval(self) -> dict:
+        """The summary's ``last_eval``: the last evaluation in the run's ``eval.csv`` of a policy
+        that has trained (more than 0 timesteps), or None -- then with ``last_eval_note``
+        saying when the next one is due (a run stopped before it has only the untrained
+        policy's, at 0 timesteps, which would read as though nothing was learned)."""
+        curve = self.run_dir / "eval.csv"
+        rows = [r for r in read_learning_curve(curve) if r["timesteps"] > 0] \
+            if curve.exists() else []
+        if rows:
+            return {"last_eval": rows[-1]}
+        every = self.config["eval"]["every_timesteps"]
+        due = self.extra.get("next_eval", every)
+        return {"last_eval": None,
+                "last_eval_note": f"no evaluation since training began (eval.csv holds only "
+                                  f"the untrained policy's, at 0 timesteps); the policy is "
+                                  f"evaluated every {every:,} timesteps (eval.every_timesteps), "
+                                  f"next at {due:,}"}
 
     def _train_sb3(self, should_stop: StopRequest) -> tuple[Any, bool]:
         """Train with SB3's MaskablePPO.learn; ``(model, stopped)`` at the last checkpoint."""
@@ -250,7 +283,8 @@ class TrainingSession:
         model.set_logger(open_run_logger(run_dir))
         callback = make_callback(run_dir, config, extra, should_stop=should_stop)
         model.learn(self.total - model.num_timesteps, callback=callback,
-                    reset_num_timesteps=False, progress_bar=self.options.progress)
+                    reset_num_timesteps=False,
+                    progress_bar=self.options.progress and on_terminal())
         if callback.stopped_at_deadline:
             # the checkpoint was written at the last update; the partial rollout after it
             # is dropped, so load it back before exporting
@@ -317,28 +351,31 @@ def _build(options: TrainOptions, config: dict, run_dir: Path, extra: dict, lean
             return run, run.extra
         return load_checkpoint(run_dir, device=options.device)
     created = not run_dir.exists()
-    run_dir.mkdir(parents=True, exist_ok=True)
     extra = {"game": options.game, "seed": options.seed, "config": config,
              "init_from": str(options.init_from) if options.init_from else None}
+    # The trainer is built first: a config or model it refuses leaves no run folder behind
+    # (a model to start from may write its learning curve into it, then it is kept).
     try:
         if lean:
-            return LeanRun.start(run_dir, config, extra, options.seed, total,
-                                 init_from=options.init_from), extra
-        model = build_sb3_model(config, options.seed, options.device)
-        if options.init_from:
-            from sb3_contrib import MaskablePPO
+            trainer: Any = LeanRun.start(run_dir, config, extra, options.seed, total,
+                                         init_from=options.init_from)
+        else:
+            trainer = build_sb3_model(config, options.seed, options.device)
+            if options.init_from:
+                from sb3_contrib import MaskablePPO
 
-            try:
-                model.policy.load_state_dict(MaskablePPO.load(
-                    options.init_from, device=options.device).policy.state_dict())
-            except (RuntimeError, KeyError) as err:  # a network of another shape
-                raise ValueError(f"cannot start from {options.init_from}: its network does "
-                                 f"not fit this config ({err})") from None
-        return model, extra
+                try:
+                    trainer.policy.load_state_dict(MaskablePPO.load(
+                        options.init_from, device=options.device).policy.state_dict())
+                except (RuntimeError, KeyError) as err:  # a network of another shape
+                    raise ValueError(f"cannot start from {options.init_from}: its network "
+                                     f"does not fit this config ({err})") from None
     except ValueError:
         if created:  # no empty run folder left behind
             shutil.rmtree(run_dir, ignore_errors=True)
         raise
+    run_dir.mkdir(parents=True, exist_ok=True)
+    return trainer, extra
 
 
 def _nothing_to_train(options: TrainOptions, done: int, started_total: int,

@@ -19,14 +19,15 @@ from agents.training.ppo.checkpoints import CHECKPOINT_NAME, FINAL_NAME
 from agents.training.ppo.config import CONFIG_DIR
 from agents.training.ppo.session import (
     TrainOptions,
+    checked_config,
     default_command,
     options_args,
     shown_path,
     train,
 )
 
-__all__ = ["STAGE_KEYS", "run_stages", "stage_args", "stage_config", "stage_dir",
-           "stage_options", "stages_file", "load_stages"]
+__all__ = ["STAGE_KEYS", "check_stage_configs", "run_stages", "stage_args", "stage_config",
+           "stage_dir", "stage_options", "stages_file", "load_stages"]
 
 #: the keys a stage may have
 STAGE_KEYS = ("timesteps", "set", "config")
@@ -68,6 +69,19 @@ def load_stages(path: Path | None = None) -> dict[str, list[dict]]:
                                  f"steps, not after the stage before it ({last:,})")
             last = stage["timesteps"]
     return data
+
+
+def check_stage_configs(game: str, stages: list[dict]) -> None:
+    """``ValueError`` naming the stage when a stage's config with its ``set`` overrides cannot
+    train (:func:`~agents.training.ppo.session.checked_config`): found before the first stage
+    starts, not hours into the recipe."""
+    for i, stage in enumerate(stages, 1):
+        overrides = [f"{k}={json.dumps(v)}" for k, v in stage.get("set", {}).items()]
+        config = stage_config(stage["config"]) if "config" in stage else None
+        try:
+            checked_config(game, config, overrides)
+        except ValueError as err:
+            raise ValueError(f"{game} stage {i}: {err}") from None
 
 
 def stage_dir(run_root: Path, game: str, i: int, seed: int = 0) -> Path:

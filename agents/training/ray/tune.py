@@ -21,10 +21,12 @@ from typing import Any
 from agents.training.ppo import (
     CHECKPOINT_NAME,
     apply_overrides,
-    load_config,
     read_checkpoint,
     whole_rollouts,
 )
+from agents.training.ppo.config import check_config
+from agents.training.ppo.envs import check_env_kwargs
+from agents.training.ppo.session import checked_config
 from agents.training.ray.grid import grid_points, parse_grid, point_slug
 from agents.training.ray.trial import CRASH_ENV, run_trial
 
@@ -62,10 +64,16 @@ def plan_trials(settings: SweepSettings, runs: Path, cpus_per_trial: int = 1) ->
     checked against what those folders already hold; ``ValueError`` (one line) for a bad grid,
     override or config, or a folder holding a run of other settings."""
     grid = parse_grid(list(settings.grid))
-    base = apply_overrides(load_config(settings.game, settings.config_file),
-                           list(settings.overrides))
+    base = checked_config(settings.game, settings.config_file, settings.overrides)
     points = grid_points(grid)
     configs = [apply_overrides(base, point) for point in points]
+    for config in configs:  # every value of the grid, checked as --set checks its values
+        try:
+            check_config(config)
+            if config.get("env_kwargs") != base.get("env_kwargs"):
+                check_env_kwargs(config)
+        except ValueError as err:
+            raise ValueError(f"argument --grid: {err}") from None
     if base.get("trainer", "sb3") != "lean":
         raise ValueError(f"tune runs the lean trainer; the {settings.game!r} config uses "
                          f"{base.get('trainer', 'sb3')!r} (pass a config with "

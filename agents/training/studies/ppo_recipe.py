@@ -5,9 +5,17 @@ of it runs in ``<run_root>/GAME[-seed<S>]-stage<i>``, hours per seed.  :func:`ru
 trains the seeds whose last stage has no ``final.zip`` yet (unless told not to; a time budget
 stops a seed with a checkpoint and the same call resumes it), then measures every finished
 seed's final model by its exact gap to the optimum
-(:func:`~agents.training.studies.measure.measure_agent`, 5000 with twice as many games).  A
-measurement is kept next to the model (``recipe_seed.json``, tied to the model's bytes) and not
-repeated.  :func:`export_median` copies the median seed's model (never the best).
+(:func:`~agents.training.studies.measure.measure_agent`, 5000 with twice as many games) on two
+disjoint sets of evaluation games (:mod:`agents.evaluation.game_sets`): the **selection
+games**, which choose the median seed, and the **report games**, which every published figure
+of the committed model comes from.  A measurement is kept next to the model
+(``recipe_seed.json``, tied to the model's bytes) and not repeated.  :func:`export_median`
+copies the median seed's model (never the best).
+
+Run folders are not kept forever: a seed whose run folder is gone keeps the row an earlier
+run of the table measured (:func:`earlier_rows`), and the committed model of a game, when it
+holds the same bytes as the median seed's model, is measured on the report games in its
+place (:func:`report_committed`).
 """
 
 from __future__ import annotations
@@ -15,22 +23,28 @@ from __future__ import annotations
 import csv
 import hashlib
 import json
+import sys
 import time
+from collections.abc import Mapping
 from pathlib import Path
 
+from agents.evaluation.game_sets import REPORT_SEED, SELECTION_SEED
 from agents.evaluation.reports.seeds import median_row, ppo_recipe_markdown
 from agents.games import is_fivethousand
 from agents.training.ppo.stages import run_stages, stage_dir
 from agents.training.studies.measure import measure_agent
 from dice_env.io import atomic_write_bytes, atomic_write_text
 
-__all__ = ["EVAL_GAMES", "GAMES", "MEASURE_FILE", "SEEDS", "curve_rows", "export_median",
-           "final_model", "measure_seed", "run_recipe_seeds", "write_table"]
+__all__ = ["EVAL_GAMES", "GAMES", "MEASURE_FILE", "SEEDS", "TABLE", "curve_rows",
+           "earlier_rows", "eval_count", "export_median", "final_model", "measure_report",
+           "measure_seed", "report_committed", "run_recipe_seeds", "write_table"]
 
-GAMES = ["penta", "dice-poker", "fivethousand"]
+GAMES = ["penta", "dice-poker", "fivethousand", "yahtzee-official"]
 SEEDS = [0, 1, 2]
 EVAL_GAMES = 2000
 MEASURE_FILE = "recipe_seed.json"
+#: the table's file name, without its suffix (``.md`` and ``.json``)
+TABLE = "ppo_recipe_seeds"
 
 
 def final_model(game: str, seed: int, n_stages: int, run_root: Path) -> Path:
@@ -44,39 +58,136 @@ def curve_rows(curve: Path) -> list[dict]:
         return list(csv.DictReader(f))
 
 
-def measure_seed(game: str, seed: int, model: Path, eval_games: int) -> dict:
-    """One seed's row: its exact gap (cached next to the model, tied to the model's bytes),
-    its steps and training wall-clock."""
+def eval_count(game: str, eval_games: int) -> int:
+    """The games of one measurement: ``eval_games``, twice as many for 5000 (matches)."""
+    return eval_games * (2 if is_fivethousand(game) else 1)
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def _agent(game: str, model: Path):
     from agents.policies.sb3_models import SB3Agent
 
-    digest = hashlib.sha256(model.read_bytes()).hexdigest()
-    games = eval_games * (2 if is_fivethousand(game) else 1)
+    return SB3Agent(game, model_path=model)
+
+
+def measure_report(game: str, model: Path, games: int, agent=None) -> dict:
+    """A model's exact gap on the report games: ``seed`` (:data:`REPORT_SEED`), ``games``,
+    ``gap``, ``ci``, ``unit`` and ``value``."""
+    agent = agent if agent is not None else _agent(game, model)
+    return {"seed": REPORT_SEED, "games": games,
+            **measure_agent(agent, game, games, seed=REPORT_SEED)}
+
+
+def _has_report(row: Mapping, games: int) -> bool:
+    report = row.get("report") or {}
+    return report.get("seed") == REPORT_SEED and report.get("games") == games
+
+
+def measure_seed(game: str, seed: int, model: Path, eval_games: int) -> dict:
+    """One seed's row: its exact gap on the selection games (``gap``, ``ci``, ``value``), the
+    same on the report games (``report``), its steps and training wall-clock; cached next to
+    the model, tied to the model's bytes (a cache without the report games gets them
+    added)."""
+    digest = _sha256(model)
+    games = eval_count(game, eval_games)
     cache = model.parent / MEASURE_FILE
+    row = None
     if cache.exists():
         try:
-            cached = json.loads(cache.read_text())
+            row = json.loads(cache.read_text())
         except ValueError:  # a corrupt cache is measured again
-            cached = {}
-        if cached.get("sha256") == digest and cached.get("eval_games") == games:
-            return cached
-    last = curve_rows(model.parent / "eval.csv")[-1]
-    seconds = last.get("train_seconds")
-    row = {"seed": seed, "timesteps": int(last["timesteps"]), "eval_games": games,
-           **measure_agent(SB3Agent(game, model_path=model), game, games),
-           "train_seconds": None if seconds in (None, "") else float(seconds),
-           "sha256": digest}
+            row = None
+    if row is not None and not (row.get("sha256") == digest and row.get("eval_games") == games
+                                and row.get("selection_seed", SELECTION_SEED)
+                                == SELECTION_SEED):
+        row = None
+    if row is not None and _has_report(row, games):
+        return row
+    agent = _agent(game, model)
+    if row is None:
+        last = curve_rows(model.parent / "eval.csv")[-1]
+        seconds = last.get("train_seconds")
+        row = {"seed": seed, "timesteps": int(last["timesteps"]), "eval_games": games,
+               "selection_seed": SELECTION_SEED,
+               **measure_agent(agent, game, games, seed=SELECTION_SEED),
+               "train_seconds": None if seconds in (None, "") else float(seconds),
+               "sha256": digest}
+    row["selection_seed"] = SELECTION_SEED
+    row["report"] = measure_report(game, model, games, agent)
     atomic_write_text(cache, json.dumps(row, indent=1, default=float) + "\n")
     return row
 
 
+def earlier_rows(table: Path, stages: Mapping[str, list[dict]],
+                 eval_games: int) -> dict[str, dict[int, dict]]:
+    """The rows an earlier run wrote into ``table`` (a ``ppo_recipe_seeds.json``), game ->
+    seed -> row, keeping only those measured as this run would measure them (the same number
+    of selection games, the recipe's last stage's steps); nothing when there is no table.
+
+    A table written before the report games existed measured its seeds on evaluation seed 0,
+    which its rows then say (``selection_seed``)."""
+    try:
+        data = json.loads(Path(table).read_text())
+    except (OSError, ValueError):
+        return {}
+    out: dict[str, dict[int, dict]] = {}
+    for game, rows in data.items():
+        if game not in stages or not isinstance(rows, list):
+            continue
+        for row in rows:
+            if (row.get("eval_games") == eval_count(game, eval_games)
+                    and row.get("timesteps") == stages[game][-1]["timesteps"]
+                    and row.get("selection_seed", SELECTION_SEED) == SELECTION_SEED):
+                out.setdefault(game, {})[row["seed"]] = {**row, "selection_seed": SELECTION_SEED}
+    return out
+
+
+def report_committed(game: str, rows: list[dict], eval_games: int, committed: Path) -> None:
+    """Measure the committed model ``committed`` on the report games in the median seed's row
+    (``report``, with ``"measured": "committed model"``) when that row has no report-games
+    figures (its run folder is gone) and the file holds the same bytes as the seed's model;
+    otherwise say on stderr why not."""
+    median = median_row(rows)
+    games = eval_count(game, eval_games)
+    if _has_report(median, games):
+        return
+    if not Path(committed).is_file() or _sha256(committed) != median.get("sha256"):
+        print(f"{game}: {committed} is not the median seed {median['seed']}'s model: its "
+              "report-games gap is not measured", file=sys.stderr)
+        return
+    median["report"] = {**measure_report(game, Path(committed), games),
+                        "measured": "committed model"}
+
+
+def _say(game: str, row: dict) -> None:
+    def gap(r: Mapping) -> str:
+        return f"{r['gap']:.5g} [{r['ci'][0]:.5g}, {r['ci'][1]:.5g}] {r['unit']}"
+
+    report = row.get("report")
+    print(f"{game} seed {row['seed']}: gap {gap(row)} on the selection games (seed "
+          f"{SELECTION_SEED})" + (f", {gap(report)} on the report games (seed "
+                                  f"{REPORT_SEED})" if report else ""), flush=True)
+
+
 def run_recipe_seeds(games: list[str], seeds: list[int], stages: dict[str, list[dict]],
                      run_root: Path, eval_games: int, train: bool = True,
-                     max_minutes: float | None = None, threads: int = 1
+                     max_minutes: float | None = None, threads: int = 1,
+                     earlier: Mapping[str, Mapping[int, dict]] | None = None,
+                     committed: Mapping[str, Path] | None = None
                      ) -> tuple[dict[str, list[dict]], dict[str, list[int]]]:
     """Train (unless ``train`` is false) and measure every seed of every game, printing each
     gap; returns the rows of the games with a measured seed, and game -> its unfinished
-    seeds."""
+    seeds.
+
+    A seed whose final model is missing and not trained here keeps its row of ``earlier``
+    (:func:`earlier_rows`) if it has one, else it is unfinished.  For a game with every seed
+    measured, the model in ``committed`` (game -> file) stands for the median seed on the
+    report games when that seed's run folder is gone (:func:`report_committed`)."""
     deadline = None if max_minutes is None else time.monotonic() + 60 * max_minutes
+    earlier = earlier or {}
     rows: dict[str, list[dict]] = {}
     unfinished: dict[str, list[int]] = {}
     for game in games:
@@ -87,34 +198,55 @@ def run_recipe_seeds(games: list[str], seeds: list[int], stages: dict[str, list[
             if not model.exists() and train and (left is None or left > 0):
                 run_stages(game, stages[game], run_root, seed=seed, max_minutes=left,
                            threads=threads)
-            if not model.exists():
+            if model.exists():
+                row = measure_seed(game, seed, model, eval_games)
+            elif seed in earlier.get(game, {}):
+                row = dict(earlier[game][seed])
+            else:
                 unfinished.setdefault(game, []).append(seed)
                 continue
-            r = measure_seed(game, seed, model, eval_games)
-            print(f"{game} seed {seed}: gap {r['gap']:.5g} [{r['ci'][0]:.5g}, {r['ci'][1]:.5g}]"
-                  f" {r['unit']}", flush=True)
-            rows[game].append(r)
+            rows[game].append(row)
+        if rows[game] and game not in unfinished and committed and game in committed:
+            report_committed(game, rows[game], eval_games, committed[game])
+        for row in rows[game]:
+            _say(game, row)
     return {g: rs for g, rs in rows.items() if rs}, unfinished
 
 
 def export_median(game: str, rows: list[dict], n_stages: int, run_root: Path,
-                  models: Path) -> Path:
+                  models: Path, committed: Path | None = None) -> Path | None:
     """Copy the median seed's model and learning curve to ``models/GAME.zip`` and
-    ``GAME.eval.csv`` (atomically); returns the model's path."""
-    seed = median_row(rows)["seed"]
-    model = final_model(game, seed, n_stages, run_root)
+    ``GAME.eval.csv`` (atomically); returns the model's path.
+
+    When the median seed's run folder is gone, the model is taken from ``committed`` (with the
+    ``.eval.csv`` beside it) if that file holds the same bytes; ``models/GAME.zip`` already
+    being that model is fine too; else nothing is exported (``None``, said on stderr)."""
+    median = median_row(rows)
+    model = final_model(game, median["seed"], n_stages, run_root)
+    curve = model.parent / "eval.csv"
     target = Path(models) / f"{game}.zip"
+    if not model.exists():
+        same = [p for p in (target, committed) if p is not None and Path(p).is_file()
+                and _sha256(p) == median.get("sha256")]
+        if same and Path(same[0]).resolve() == target.resolve():
+            print(f"{game}: {target} is already the median seed {median['seed']}'s model")
+            return target
+        if not same:
+            print(f"{game}: not exported: the median seed {median['seed']}'s model {model} is "
+                  f"gone, and neither {target} nor {committed} is that model", file=sys.stderr)
+            return None
+        model, curve = Path(same[0]), Path(same[0]).with_suffix(".eval.csv")
     atomic_write_bytes(target, model.read_bytes())
-    atomic_write_bytes(target.with_suffix(".eval.csv"), (model.parent / "eval.csv").read_bytes())
-    print(f"{game}: committed the median seed {seed} ({target})")
+    atomic_write_bytes(target.with_suffix(".eval.csv"), curve.read_bytes())
+    print(f"{game}: committed the median seed {median['seed']} ({target})")
     return target
 
 
 def write_table(rows: dict[str, list[dict]], out: Path, command: str, eval_games: int,
                 stages: dict[str, list[dict]]) -> Path:
     """Write ``out/ppo_recipe_seeds.md`` and ``.json``; returns the markdown's path."""
-    atomic_write_text(out / "ppo_recipe_seeds.md",
+    atomic_write_text(out / f"{TABLE}.md",
                       ppo_recipe_markdown(rows, command, eval_games, stages))
-    atomic_write_text(out / "ppo_recipe_seeds.json",
+    atomic_write_text(out / f"{TABLE}.json",
                       json.dumps(rows, indent=1, default=float) + "\n")
-    return out / "ppo_recipe_seeds.md"
+    return out / f"{TABLE}.md"
