@@ -209,7 +209,7 @@ def test_ctrl_z_and_sigterm_during_a_timed_prompt_restore_the_terminal(game) -> 
     g.expect(TIMED_PROMPT + "s 1")
     assert _until(lambda: not _canonical(g.slave))
     g.proc.send_signal(signal.SIGTERM)
-    assert g.wait() == -signal.SIGTERM
+    assert g.wait(30) == -signal.SIGTERM  # a loaded 2-core CI machine can take seconds
     assert _canonical(g.slave)
 
 

@@ -25,9 +25,9 @@ import numpy as np
 
 from agents.play.advisors import fivethousand_advisor, load_fivethousand_tables
 from agents.play.seats import (
-    YOU,
     AdviceLog,
     IllegalMove,
+    PeopleAtTable,
     PersonResult,
     Standing,
     check_people,
@@ -101,7 +101,7 @@ class FiveThousandSummary:
     people: tuple[PersonResult, ...] = ()
 
 
-class FiveThousandSession:
+class FiveThousandSession(PeopleAtTable):
     """A game of 5000 of ``people`` (at the first seats) and ``opponents`` (bot names), or of
     one person alone.
 
@@ -160,16 +160,6 @@ class FiveThousandSession:
         self._advice: tuple[int, dict[int, float]] | None = None
         self._tables_loaded = False
         self.set_advise(advise)
-
-    @property
-    def log(self) -> AdviceLog:
-        """The advice log of the first person (the only one of a one-person game)."""
-        return self.logs[self.people[0]]
-
-    @property
-    def unnamed(self) -> bool:
-        """One person whom nobody named: the screens speak to them as "you"."""
-        return self.names[:len(self.people)] == [YOU]
 
     # -- where the game stands ---------------------------------------------------------------
     @property

@@ -25,9 +25,9 @@ import numpy as np
 from agents.play.advisors import scorecard_advisor, win_advisor
 from agents.play.scorecard_table import ScorecardTable
 from agents.play.seats import (
-    YOU,
     AdviceLog,
     IllegalMove,
+    PeopleAtTable,
     PersonResult,
     Seat,
     Standing,
@@ -187,7 +187,7 @@ class ScorecardSummary:
     people: tuple[PersonResult, ...] = ()
 
 
-class ScorecardSession:
+class ScorecardSession(PeopleAtTable):
     """A scorecard game of ``people`` (at the first seats) and ``opponents`` (bot names).
 
     Args:
@@ -236,16 +236,6 @@ class ScorecardSession:
         self._decision = 0  # counts the people's decisions (the advice cache's key)
         self._advice: tuple[int, Advice] | None = None
         self.set_advise(advise)
-
-    @property
-    def log(self) -> AdviceLog:
-        """The advice log of the first person (the only one of a one-person game)."""
-        return self.logs[self.people[0]]
-
-    @property
-    def unnamed(self) -> bool:
-        """One person whom nobody named: the screens speak to them as "you"."""
-        return self.names[:len(self.people)] == [YOU]
 
     # -- where the game stands ---------------------------------------------------------------
     @property

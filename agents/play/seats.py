@@ -182,6 +182,25 @@ class AdviceLog:
         return float(sum(self.losses))
 
 
+class PeopleAtTable:
+    """What both game sessions say of their people: ``names`` (every seat), ``people`` (the
+    people's seats, first) and ``logs`` (each person's :class:`AdviceLog`, by seat)."""
+
+    names: list[str]
+    people: list[int]
+    logs: dict[int, AdviceLog]
+
+    @property
+    def log(self) -> AdviceLog:
+        """The advice log of the first person (the only one of a one-person game)."""
+        return self.logs[self.people[0]]
+
+    @property
+    def unnamed(self) -> bool:
+        """One person whom nobody named: the screens speak to them as "you"."""
+        return self.names[:len(self.people)] == [YOU]
+
+
 @dataclass(frozen=True)
 class PersonResult:
     """One person's game as the advisor judged it."""
