@@ -5,24 +5,18 @@ inspections that run as jobs, cached per seed and stopped at their time limit.""
 from __future__ import annotations
 
 import time
-import warnings
 
 import pytest
 
 pytest.importorskip("starlette")
 pytest.importorskip("httpx")
 
+from test_web_api import _client  # noqa: E402  (one TestClient maker for the web tests)
+
 from agents.play.web import tables as T  # noqa: E402
 from agents.play.web.app import create_app  # noqa: E402
 from agents.play.web.jobs import Job, JobRunner, Progress, WorkFailed, _ProgressBar  # noqa: E402
 from agents.play.web.players import allowed_agents  # noqa: E402
-
-
-def _client(app):
-    with warnings.catch_warnings():  # starlette 1.x prefers httpx2 for its TestClient
-        warnings.simplefilter("ignore")
-        from starlette.testclient import TestClient
-    return TestClient(app)
 
 
 def _close(a, b, where="") -> None:
