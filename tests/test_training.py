@@ -491,3 +491,19 @@ def test_torch_threads_stay_set_after_numba_starts_its_threads():
 
     with pytest.raises(ValueError, match="at least 1"):
         set_torch_threads(0)
+
+
+def test_a_game_without_a_config_file_of_its_own_resumes(tmp_path):
+    """yahtzee-official trains from yahtzee-official-structured.json (it has no
+    yahtzee-official.json): its stopped run resumes from the checkpoint's config."""
+    from agents.cli import train as train_cli
+
+    config = _tiny_config(tmp_path, trainer="lean", env_id="dice_env/YahtzeeOfficial-v0")
+    run_dir = tmp_path / "run"
+    stopped = train_cli.main(["yahtzee-official", "--config", str(config), "--run-dir",
+                              str(run_dir), "--timesteps", "512", "--no-progress",
+                              "--max-minutes", "0.000001"])
+    assert stopped["stopped"] and stopped["timesteps"] < 512
+    resumed = train_cli.main(["yahtzee-official", "--run-dir", str(run_dir), "--resume",
+                              "--no-progress"])
+    assert resumed["timesteps"] == 512

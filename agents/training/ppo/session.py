@@ -301,7 +301,6 @@ def open_session(options: TrainOptions) -> TrainingSession:
     that could not be set up is removed again.  Prints the rounding of the total to whole
     rollouts, where a resumed run starts, and that a resumed run has nothing left to train."""
     _checked_options(options)
-    config = _config_of(options)
     run_dir = options.folder
     extra: dict = {}
     started_total = None
@@ -310,11 +309,15 @@ def open_session(options: TrainOptions) -> TrainingSession:
         if extra.get("seed") != options.seed or extra.get("game") != options.game:
             raise ValueError(f"the checkpoint in {run_dir} is for game {extra.get('game')!r} "
                              f"seed {extra.get('seed')}; pass the same game and --seed")
-        config = extra.get("config", config)
+        # A resumed run keeps the config it started with: the game need not have a config
+        # file of its own (yahtzee-official trains from yahtzee-official-structured.json).
+        config = extra["config"] if "config" in extra else _config_of(options)
         started_total = extra.get("total_timesteps")
     elif (run_dir / CHECKPOINT_NAME).exists():
         raise ValueError(f"{run_dir} already holds a run: pass --resume to continue it, or "
                          "choose another --run-dir")
+    else:
+        config = _config_of(options)
     lean = config.get("trainer", "sb3") == "lean"
     requested = options.timesteps or started_total or config["total_timesteps"]
     total = whole_rollouts(config, requested)
