@@ -507,3 +507,30 @@ def test_a_game_without_a_config_file_of_its_own_resumes(tmp_path):
     resumed = train_cli.main(["yahtzee-official", "--run-dir", str(run_dir), "--resume",
                               "--no-progress"])
     assert resumed["timesteps"] == 512
+
+
+def test_train_stages_set_trains_a_variant_of_the_recipe(tmp_path, capsys):
+    """--set joins every stage's overrides (a stage's own key wins), is checked before any
+    stage starts, and a variant is never exported over the committed model."""
+    from agents.cli import train_stages
+    from agents.training.ppo.stages import with_overrides
+
+    stages = [{"timesteps": 1, "config": "penta-structured"},
+              {"timesteps": 2, "set": {"ppo.gae_lambda": 0.6, "ppo.ent_coef": 0.01}}]
+    varied = with_overrides(stages, ["ppo.gae_lambda=0.9", "policy_kwargs.x=abc"])
+    assert varied[0]["set"] == {"ppo.gae_lambda": 0.9, "policy_kwargs.x": "abc"}
+    assert varied[1]["set"] == {"ppo.gae_lambda": 0.6, "policy_kwargs.x": "abc",
+                                "ppo.ent_coef": 0.01}
+    assert with_overrides(stages, []) == stages
+    root = tmp_path / "variant"
+    train_stages.main(["penta", "--set", "policy_kwargs.reroll_features=false", "--run-root",
+                       str(root), "--dry-run"])
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert len(lines) == 2 and all("--set policy_kwargs.reroll_features=false" in line
+                                   for line in lines)
+    for argv, message in ((["--set", "policy_kwargs.reroll_feature=false"], "reroll_feature"),
+                          (["--set", "novalue"], "key=value"),
+                          (["--set", "ppo.n_epochs=2", "--export"], "never exported")):
+        with pytest.raises(SystemExit) as stop:
+            train_stages.main(["penta", "--run-root", str(root), "--dry-run", *argv])
+        assert stop.value.code == 2 and message in capsys.readouterr().err

@@ -13,9 +13,15 @@ the committed model of each game is the median of seeds 0-2 (``dice-env ppo-reci
 --export`` measures them and copies it).  ``--dry-run`` prints the ``train`` commands instead of
 running them.
 
+``--set KEY=VALUE`` trains a variant of the recipe: the override joins every stage's own (the
+stage's wins where both set a key), so give the variant its own ``--run-root``; a variant is
+never exported over the committed model.
+
 Example:
   dice-env train-stages penta --seed 1 --dry-run
   dice-env train-stages penta --max-minutes 60
+  dice-env train-stages penta --set policy_kwargs.reroll_features=false \
+      --run-root runs/stages-kept-dice
 """
 
 from __future__ import annotations
@@ -53,6 +59,9 @@ def build_parser(prog: str | None = None):
                         help="stop (with a checkpoint) after this long; run again to continue")
     parser.add_argument("--threads", type=at_least(1), default=1,
                         help="torch threads (default 1)")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="a config override for every stage (a variant of the recipe: "
+                             "give it its own --run-root); repeatable")
     parser.add_argument("--dry-run", action="store_true", help="only print the commands")
     parser.add_argument("--stages", type=Path, default=None, help=argparse.SUPPRESS)
     return parser
@@ -67,6 +76,7 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> list[
         load_stages,
         run_stages,
         stages_file,
+        with_overrides,
     )
 
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -80,18 +90,25 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> list[
         parser.error(f"argument game: no stages for {args.game!r} in "
                      f"{args.stages or stages_file()}; known: {sorted(all_stages)}")
     export = None
+    if args.export and args.set:
+        parser.error("argument --export: a variant (--set) is never exported over the "
+                     "committed model")
+    try:
+        stages = with_overrides(all_stages[args.game], args.set)
+    except ValueError as err:
+        parser.error(f"argument --set: {err}")
     if args.export:
         try:
             export = Path(shown_path(checkout_models_dir() / f"{args.game}.zip"))
         except FileNotFoundError as err:
             parser.error(f"argument --export: {err}")
     try:
-        check_stage_configs(args.game, all_stages[args.game])
+        check_stage_configs(args.game, stages)
     except ValueError as err:
         parser.error(str(err))
     if not args.dry_run:
         make_output_folders(parser, args)
     again = shlex.join([*shlex.split(command_renderer(prog, "train-stages")([])), *argv])
-    return run_stages(args.game, all_stages[args.game], args.run_root, seed=args.seed,
+    return run_stages(args.game, stages, args.run_root, seed=args.seed,
                       export=export, max_minutes=args.max_minutes, threads=args.threads,
                       dry_run=args.dry_run, command=command_renderer(prog), again=again)

@@ -27,7 +27,7 @@ from agents.training.ppo.session import (
 )
 
 __all__ = ["STAGE_KEYS", "check_stage_configs", "run_stages", "stage_args", "stage_config",
-           "stage_dir", "stage_options", "stages_file", "load_stages"]
+           "stage_dir", "stage_options", "stages_file", "load_stages", "with_overrides"]
 
 #: the keys a stage may have
 STAGE_KEYS = ("timesteps", "set", "config")
@@ -69,6 +69,24 @@ def load_stages(path: Path | None = None) -> dict[str, list[dict]]:
                                  f"steps, not after the stage before it ({last:,})")
             last = stage["timesteps"]
     return data
+
+
+def with_overrides(stages: list[dict], overrides: Sequence[str]) -> list[dict]:
+    """``stages`` with the ``"key=value"`` ``overrides`` (``--set``'s syntax, ``value`` JSON or
+    a string) joined to each stage's ``set``: a variant of the recipe.  A stage's own setting
+    of a key wins.  ``ValueError`` for an override that is not ``key=value``."""
+    extra = {}
+    for item in overrides:
+        key, sep, raw = item.partition("=")
+        if not sep or not key:
+            raise ValueError(f"override {item!r} should look like key=value, e.g. "
+                             "policy_kwargs.reroll_features=false")
+        try:
+            extra[key] = json.loads(raw)
+        except json.JSONDecodeError:
+            extra[key] = raw
+    return [{**stage, "set": {**extra, **stage.get("set", {})}} if extra else stage
+            for stage in stages]
 
 
 def check_stage_configs(game: str, stages: list[dict]) -> None:
