@@ -64,6 +64,10 @@ def build_parser(prog: str | None = None):
     parser.add_argument("--profile-ops", type=at_least(0), default=0, metavar="N",
                         help="with --profile: print torch's profiler table of one update's top N "
                              "operators")
+    parser.add_argument("--roofline", action="store_true",
+                        help="also measure the roofline of each lean structured run: FLOPs per "
+                             "env step, the machine's matmul speed at the trainer's shapes in "
+                             "float32 and bfloat16, each phase's efficiency")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument("--out", type=output_path, default=None,
                         help="write trainer_speed.md/.json here (documented: results)")
@@ -79,8 +83,13 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> list[
     make_output_folders(parser, args)
     import torch
 
-    from agents.evaluation.reports.trainer_speed import profile_markdown, to_markdown, write_report
-    from agents.training.bench import measure, profile
+    from agents.evaluation.reports.trainer_speed import (
+        profile_markdown,
+        roofline_markdown,
+        to_markdown,
+        write_report,
+    )
+    from agents.training.bench import measure, profile, roofline_of
     from agents.training.ppo.profiling import PHASES
 
     torch.set_num_threads(args.threads)
@@ -94,10 +103,13 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> list[
                        f"{torch.get_num_threads()} torch threads",
             "threads": args.threads, "num_envs": args.num_envs, "rounds": args.rounds,
             "iterations": args.iterations}
+    rooflines = {game: roofline_of(game, args.runs, args.num_envs, args.seed, args.iterations)
+                 for game in args.games} if args.roofline else {}
     text = to_markdown(rows, meta) + ("\n" + profile_markdown(profiles, PHASES)
-                                      if profiles else "")
+                                      if profiles else "") \
+        + ("\n" + roofline_markdown(rooflines) if rooflines else "")
     print(text)
-    print(json.dumps({"rows": rows, "profiles": profiles}))
+    print(json.dumps({"rows": rows, "profiles": profiles, "rooflines": rooflines}))
     if args.out:
-        write_report(args.out, text, rows, profiles, meta)
+        write_report(args.out, text, rows, profiles, meta, rooflines)
     return rows

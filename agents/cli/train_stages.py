@@ -15,13 +15,16 @@ running them.
 
 ``--set KEY=VALUE`` trains a variant of the recipe: the override joins every stage's own (the
 stage's wins where both set a key), so give the variant its own ``--run-root``; a variant is
-never exported over the committed model.
+never exported over the committed model.  ``--steps-scale F`` is another variant: every stage
+ends at ``F`` times its total (rounded up to whole rollouts by ``train``).
 
 Example:
   dice-env train-stages penta --seed 1 --dry-run
   dice-env train-stages penta --max-minutes 60
   dice-env train-stages penta --set policy_kwargs.reroll_features=false \
       --run-root runs/stages-kept-dice
+  dice-env train-stages penta --steps-scale 0.5 --set lean.compile=true \
+      --set lean.matmul_dtype=bfloat16 --run-root runs/stages-fast
 """
 
 from __future__ import annotations
@@ -62,6 +65,9 @@ def build_parser(prog: str | None = None):
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="a config override for every stage (a variant of the recipe: "
                              "give it its own --run-root); repeatable")
+    parser.add_argument("--steps-scale", type=positive_float, default=None, metavar="F",
+                        help="a variant with every stage's total times F (e.g. 0.5: half the "
+                             "steps; give it its own --run-root)")
     parser.add_argument("--dry-run", action="store_true", help="only print the commands")
     parser.add_argument("--stages", type=Path, default=None, help=argparse.SUPPRESS)
     return parser
@@ -90,13 +96,16 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> list[
         parser.error(f"argument game: no stages for {args.game!r} in "
                      f"{args.stages or stages_file()}; known: {sorted(all_stages)}")
     export = None
-    if args.export and args.set:
-        parser.error("argument --export: a variant (--set) is never exported over the "
-                     "committed model")
+    if args.export and (args.set or args.steps_scale):
+        parser.error("argument --export: a variant (--set, --steps-scale) is never exported "
+                     "over the committed model")
     try:
         stages = with_overrides(all_stages[args.game], args.set)
     except ValueError as err:
         parser.error(f"argument --set: {err}")
+    if args.steps_scale:
+        stages = [{**stage, "timesteps": max(1, round(stage["timesteps"] * args.steps_scale))}
+                  for stage in stages]
     if args.export:
         try:
             export = Path(shown_path(checkout_models_dir() / f"{args.game}.zip"))

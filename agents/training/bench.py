@@ -17,8 +17,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["DEFAULT_RUNS", "GAMES", "RUNS", "lean_rate", "lean_trainer", "measure", "profile",
-           "run_config", "sb3_rate"]
+__all__ = ["BASELINE", "DEFAULT_RUNS", "GAMES", "RUNS", "lean_rate", "lean_trainer", "measure",
+           "profile", "roofline_of", "run_config", "sb3_rate", "timed_iterations"]
 
 GAMES = ["penta", "dice-poker"]
 
@@ -63,10 +63,16 @@ def lean_trainer(config: dict, seed: int) -> Any:
 
 
 def lean_rate(config: dict, iterations: int, seed: int) -> tuple[float, float]:
-    """(steps/s, rollout share) of the lean trainer: a warm-up iteration, then
-    ``iterations``."""
+    """(steps/s, rollout share) of the lean trainer: a warm-up iteration (with ``lean.compile``
+    it compiles), then ``iterations``."""
     trainer = lean_trainer(config, seed)
     trainer.train_iteration()  # warm-up
+    return timed_iterations(trainer, iterations)
+
+
+def timed_iterations(trainer: Any, iterations: int) -> tuple[float, float]:
+    """(steps/s, rollout share) of a lean trainer over ``iterations`` more iterations."""
+    config = trainer.config
     steps = rollout = elapsed = 0.0
     for _ in range(iterations):
         stats = trainer.train_iteration()
@@ -79,21 +85,38 @@ def lean_rate(config: dict, iterations: int, seed: int) -> tuple[float, float]:
 
 
 Rate = Callable[[dict, int, int], tuple[float, float]]
-#: the runs timed: name -> (trainer, policy, rate function)
-RUNS: dict[str, tuple[str, str, Rate]] = {
-    "sb3-mlp": ("MaskablePPO (SB3)", "mlp", sb3_rate),
-    "lean-mlp": ("lean", "mlp", lean_rate),
-    "lean-structured": ("lean", "structured", lean_rate),
-    "sb3-structured": ("MaskablePPO (SB3)", "structured", sb3_rate)}
-DEFAULT_RUNS = ["sb3-mlp", "lean-mlp", "lean-structured"]
+#: the runs timed: name -> (trainer, policy, rate function, the lean trainer's speed settings:
+#: config section ``lean``)
+RUNS: dict[str, tuple[str, str, Rate, dict]] = {
+    "sb3-mlp": ("MaskablePPO (SB3)", "mlp", sb3_rate, {}),
+    "lean-mlp": ("lean", "mlp", lean_rate, {}),
+    # the lean trainer as it was before issue 37: the structured network's features computed
+    # again in every minibatch's forward pass, float32, eager torch (the baseline)
+    "lean-structured-before": ("lean, before (features recomputed)", "structured", lean_rate,
+                               {"reuse_features": False, "matmul_dtype": "float32",
+                                "compile": False}),
+    "lean-structured": ("lean (features reused)", "structured", lean_rate,
+                        {"reuse_features": True, "matmul_dtype": "float32", "compile": False}),
+    "lean-structured-fast": ("lean, compiled, bfloat16 wide products", "structured", lean_rate,
+                             {"reuse_features": True, "matmul_dtype": "bfloat16",
+                              "compile": True}),
+    "sb3-structured": ("MaskablePPO (SB3)", "structured", sb3_rate, {})}
+DEFAULT_RUNS = ["sb3-mlp", "lean-mlp", "lean-structured-before", "lean-structured",
+                "lean-structured-fast"]
+#: the run the structured runs' speed-up is measured against
+BASELINE = "lean-structured-before"
 
 
 def run_config(game: str, run: str, num_envs: int) -> dict:
-    """The config a run trains: the game's committed config of the run's policy."""
+    """The config a run trains: the game's committed config of the run's policy, with the
+    run's speed settings."""
     from agents.training.ppo import load_config
 
     name = game if RUNS[run][1] == "mlp" else f"{game}-{RUNS[run][1]}"
-    return {**load_config(name), "num_envs": num_envs}
+    config = {**load_config(name), "num_envs": num_envs}
+    if RUNS[run][3]:
+        config["lean"] = dict(RUNS[run][3])
+    return config
 
 
 def measure(games: list[str], runs: list[str], *, iterations: int = 3, rounds: int = 2,
@@ -116,14 +139,36 @@ def measure(games: list[str], runs: list[str], *, iterations: int = 3, rounds: i
                 best[run] = max(best[run], rate)
                 bar.update()
         reference = best["lean-mlp"][0] if "lean-mlp" in best else None
+        baseline = best[BASELINE][0] if BASELINE in best else None
         for run in runs:
             rate, share = best[run]
+            structured = RUNS[run][1] == "structured" and RUNS[run][0] != RUNS["sb3-mlp"][0]
             rows.append({"game": game, "run": run, "trainer": RUNS[run][0],
                          "policy": RUNS[run][1], "steps_per_s": rate,
                          "steps_per_s_per_core": rate / threads, "rollout_share": share,
-                         "cost_vs_lean_mlp": reference / rate if reference else float("nan")})
+                         "cost_vs_lean_mlp": reference / rate if reference else float("nan"),
+                         "speedup_vs_before": rate / baseline if baseline and structured
+                         else float("nan")})
     bar.close()
     return rows
+
+
+def roofline_of(game: str, runs: list[str], num_envs: int, seed: int,
+                iterations: int = 1) -> dict:
+    """``{run: roofline}`` of the lean structured runs of ``game``
+    (:func:`agents.training.roofline.roofline`): each trainer warmed up, its phases timed over
+    ``iterations`` iterations as it trains, then its matrix products recorded and timed."""
+    from agents.training.roofline import roofline
+
+    out = {}
+    for run in dict.fromkeys(runs):
+        if not run.startswith("lean-structured"):
+            continue
+        trainer = lean_trainer(run_config(game, run, num_envs), seed)
+        trainer.train_iteration()  # warm-up (and compile)
+        rate, share = timed_iterations(trainer, iterations)
+        out[run] = roofline(trainer, {"rollout": share / rate, "update": (1 - share) / rate})
+    return out
 
 
 def profile(game: str, runs: list[str], num_envs: int, seed: int, ops: int = 0) -> dict:
@@ -134,11 +179,11 @@ def profile(game: str, runs: list[str], num_envs: int, seed: int, ops: int = 0) 
 
     out = {}
     for run in dict.fromkeys(runs):
-        if RUNS[run][0] != "lean":
-            continue
+        if RUNS[run][2] is not lean_rate or RUNS[run][3].get("compile"):
+            continue  # (a compiled forward pass is no module call the profile could time)
         trainer = lean_trainer(run_config(game, run, num_envs), seed)
         trainer.train_iteration()  # warm-up
-        out[RUNS[run][1]] = phase_profile(trainer)
+        out[run] = phase_profile(trainer)
         if ops:
             print(f"torch profiler, one update, {game}, {RUNS[run][1]} policy:")
             print(op_profile(trainer, ops))

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from dice_env.io import atomic_write_text
 
-__all__ = ["profile_markdown", "to_markdown", "write_report"]
+__all__ = ["profile_markdown", "roofline_markdown", "to_markdown", "write_report"]
 
 
 def to_markdown(rows: list[dict], meta: dict) -> str:
@@ -21,14 +21,51 @@ def to_markdown(rows: list[dict], meta: dict) -> str:
              f"{meta['num_envs']} envs; best of {meta['rounds']} alternating rounds of "
              f"{meta['iterations']} iterations (rollout + update) each.  The ratios are measured "
              "in one run; the absolute rates depend on the machine's load.  Cost / lean MLP: "
-             "time per env step against the lean trainer with the MLP policy.", "",
+             "time per env step against the lean trainer with the MLP policy.  Speed-up: env "
+             "steps per second against the lean trainer with the structured policy as it was "
+             "before issue 37 (its features computed again in every minibatch, float32, eager "
+             "torch; the same network and algorithm).", "",
              "| game | trainer | policy | steps/s | steps/s per core | rollout share | "
-             "cost / lean MLP |", "|---|---|---|---:|---:|---:|---:|"]
+             "cost / lean MLP | speed-up |", "|---|---|---|---:|---:|---:|---:|---:|"]
     for r in rows:
+        speedup = r.get("speedup_vs_before", float("nan"))
+        shown = f"**{speedup:.2f}×**" if speedup == speedup else "—"
         lines.append(f"| {r['game']} | {r['trainer']} | {r['policy']} | {r['steps_per_s']:,.0f} | "
                      f"{r['steps_per_s_per_core']:,.0f} | {r['rollout_share']:.0%} | "
-                     f"**{r['cost_vs_lean_mlp']:.2f}×** |")
+                     f"{r['cost_vs_lean_mlp']:.2f}× | {shown} |")
     return "\n".join(lines) + "\n"
+
+
+def roofline_markdown(rooflines: dict) -> str:
+    """The ``--roofline`` tables (one per game): per lean structured run and phase, the FLOPs
+    per env step, the measured time, the time its matrix products alone take at this machine's
+    float32 and bfloat16 speed at those shapes, and the efficiency against each."""
+    lines = []
+    for game, by_run in rooflines.items():
+        lines += [f"## Roofline: {game} (per env step)", "",
+                  "The matrix products of each phase were recorded (the rollout's forward pass; "
+                  "one minibatch's loss, forward and backward, times the epochs) and timed "
+                  "alone on this machine in the same run, in float32 and in bfloat16: that "
+                  "time is what the phase would take doing nothing but its FLOPs at the "
+                  "speed this CPU reaches at those shapes.  Efficiency: that bound over the "
+                  "measured time.  The rollout's measured time includes the env's steps and "
+                  "the features, which are no matrix products.", "",
+                  "| run | phase | kFLOP | bf16 share | measured µs | achieved GFLOP/s | "
+                  "matmul-only µs fp32 (GFLOP/s) | matmul-only µs bf16 (GFLOP/s) | "
+                  "efficiency vs fp32 | vs bf16 |",
+                  "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+        for run, phases in by_run.items():
+            for phase, r in phases.items():
+                lines.append(
+                    f"| {run} | {phase} | {r['flops_per_step'] / 1e3:,.0f} | "
+                    f"{r['bf16_share']:.0%} | {r['measured_us']:.1f} | "
+                    f"{r['achieved_gflops']:.1f} | {r['matmul_fp32_us']:.1f} "
+                    f"({r['fp32_gflops']:.0f}) | {r['matmul_bf16_us']:.1f} "
+                    f"({r['bf16_gflops']:.0f}) | "
+                    f"{r['matmul_fp32_us'] / r['measured_us']:.0%} | "
+                    f"{r['matmul_bf16_us'] / r['measured_us']:.0%} |")
+        lines.append("")
+    return "\n".join(lines)
 
 
 def profile_markdown(profiles: dict, phases: Sequence[str]) -> str:
@@ -46,11 +83,12 @@ def profile_markdown(profiles: dict, phases: Sequence[str]) -> str:
     return "\n".join(lines)
 
 
-def write_report(out: Path, text: str, rows: list[dict], profiles: dict, meta: dict) -> Path:
+def write_report(out: Path, text: str, rows: list[dict], profiles: dict, meta: dict,
+                 rooflines: dict | None = None) -> Path:
     """``trainer_speed.md`` (``text``) and ``trainer_speed.json`` in ``out``, atomically;
     returns the markdown's path."""
     atomic_write_text(out / "trainer_speed.md", text)
     atomic_write_text(out / "trainer_speed.json",
-                      json.dumps({"meta": meta, "rows": rows, "profiles": profiles},
-                                 indent=1) + "\n")
+                      json.dumps({"meta": meta, "rows": rows, "profiles": profiles,
+                                  "rooflines": rooflines or {}}, indent=1) + "\n")
     return out / "trainer_speed.md"

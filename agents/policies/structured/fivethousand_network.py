@@ -31,6 +31,7 @@ from torch import nn
 from agents.games import is_fivethousand
 from agents.policies.structured.fivethousand_features import FiveThousandActionFeatures
 from agents.policies.structured.heads import ActionHead, mlp, network_options
+from agents.policies.structured.prepared import Listed, Prepared
 from dice_env.fivethousand.observation import num_players_of
 from dice_env.fivethousand.rules import FiveThousandRules, coerce_rules
 
@@ -77,18 +78,22 @@ class FiveThousandHeads(nn.Module):
         self.latent_dim_pi = self.features.n_actions
         self.latent_dim_vf = o["value_hidden"][-1] if o["value_hidden"] else n_obs
 
-    def forward_actor(self, obs: torch.Tensor) -> torch.Tensor:
-        """``(N, A)`` the unmasked logits: the head on the roll-on and the bank of every legal
-        set-aside; the actions of the other set-asides (never legal) get 0."""
+    @torch.no_grad()
+    def prepare(self, obs: torch.Tensor) -> Prepared:
+        """The features :meth:`forward_actor` reads off ``obs`` (no weights enter them)."""
+        rows, options, counts, listed = self.features.listed_features(obs)  # (M, 2, F)
+        return Prepared({"options": Listed(rows, options, counts, listed)}, {})
+
+    def forward_actor(self, obs: torch.Tensor, prepared: Prepared | None = None) -> torch.Tensor:
+        """``(N, A)`` the unmasked logits: the head on the roll-on and the bank of
+        every legal set-aside; the actions of the other set-asides (never legal) get 0.
+        ``prepared``: :meth:`prepare` of ``obs``, computed now if not given."""
         features = self.features
-        rows, options, counts, listed = features.listed_features(obs)  # listed: (M, 2, F)
-        hidden_term, linear_term = self.action_head.state_terms(self.trunk(obs))
-        spread = {"repeats": 2 * counts, "dim": 0, "output_size": 2 * len(rows)}
-        logits = self.action_head(torch.repeat_interleave(hidden_term, **spread),
-                                  torch.repeat_interleave(linear_term, **spread),
-                                  listed.flatten(0, 1))
+        listed = (prepared or self.prepare(obs)).listed["options"]
+        logits = self.action_head.spread(self.trunk(obs), 2 * listed.counts,
+                                         listed.features.flatten(0, 1))
         out = obs.new_zeros(len(obs), features.n_options, 2)
-        out = out.index_put((rows, options), logits.reshape(len(rows), 2))
+        out = out.index_put((listed.rows, listed.index), logits.reshape(len(listed.rows), 2))
         return out.reshape(len(obs), features.n_actions)
 
     def forward_critic(self, obs: torch.Tensor) -> torch.Tensor:

@@ -12,7 +12,8 @@ from typing import Any
 import torch
 from torch import nn
 
-__all__ = ["ACTIVATIONS", "ActionHead", "mlp", "network_options"]
+__all__ = ["ACTIVATIONS", "ActionHead", "MixedLinear", "mlp", "network_options",
+           "set_matmul_dtype"]
 
 #: the activations an action head may use (the trunk and the value MLP use tanh, as SB3's)
 ACTIVATIONS = {"tanh": nn.Tanh, "relu": nn.ReLU}
@@ -22,7 +23,7 @@ def mlp(sizes: Sequence[int], activation: type[nn.Module] = nn.Tanh) -> nn.Seque
     """Linear layers of ``sizes``, each followed by ``activation`` (tanh, as SB3's MLPs)."""
     layers: list[nn.Module] = []
     for a, b in zip(sizes[:-1], sizes[1:], strict=True):
-        layers += [nn.Linear(a, b), activation()]
+        layers += [MixedLinear(a, b), activation()]
     return nn.Sequential(*layers)
 
 
@@ -48,7 +49,7 @@ class ActionHead(nn.Module):
         self.n_hidden = first
         self.linear_term = bool(linear_term)
         #: ``A`` and ``G`` stacked: one matmul per state
-        self.state_in = nn.Linear(n_state, first + (n_features if linear_term else 0))
+        self.state_in = MixedLinear(n_state, first + (n_features if linear_term else 0))
         self.feature_in = nn.Linear(n_features, first, bias=False)
         self.hidden = mlp([first, *rest], ACTIVATIONS[activation])
         self.logit = nn.Linear(hidden[-1], 1)
@@ -57,6 +58,14 @@ class ActionHead(nn.Module):
         """``A e + c`` ``(N, first hidden)`` and ``G e`` ``(N, F)``, once per state."""
         terms = self.state_in(state)
         return terms[:, :self.n_hidden], terms[:, self.n_hidden:]
+
+    def spread(self, state: torch.Tensor, counts: torch.Tensor,
+               features: torch.Tensor) -> torch.Tensor:
+        """The logits of ``counts[i]`` actions of each state ``i`` (in order), ``features``
+        ``(sum(counts), F)``: both state terms spread to the actions' rows in one gather."""
+        terms = torch.repeat_interleave(self.state_in(state), counts, dim=0,
+                                        output_size=len(features))
+        return self(terms[:, :self.n_hidden], terms[:, self.n_hidden:], features)
 
     def forward(self, hidden_term: torch.Tensor, linear_term: torch.Tensor,
                 features: torch.Tensor) -> torch.Tensor:
@@ -73,6 +82,37 @@ class ActionHead(nn.Module):
         if self.linear_term:
             logits = logits + torch.linalg.vecdot(linear_term, features)
         return logits
+
+
+class MixedLinear(nn.Linear):
+    """``nn.Linear`` (the same parameters and ``state_dict``) whose matrix product can run in
+    bfloat16 (:attr:`matmul_dtype`, set by :func:`set_matmul_dtype`): the inputs and weights
+    rounded to bfloat16, the product accumulated and returned in float32, the bias added in
+    float32.  The CPU's bfloat16 matrix units multiply a 8192x256 by 256x256 product several
+    times faster than float32; the elementwise work around it (tanh, the losses, Adam) stays
+    float32, where it is faster on a CPU and where precision matters."""
+
+    matmul_dtype: torch.dtype | None = None
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if self.matmul_dtype is None:
+            return super().forward(x)
+        dtype = self.matmul_dtype
+        return torch.matmul(x.to(dtype), self.weight.to(dtype).t()).float() + self.bias
+
+
+def set_matmul_dtype(module: nn.Module, dtype: torch.dtype | None,
+                     min_features: int = 128) -> list[str]:
+    """Run the matrix products of ``module``'s :class:`MixedLinear` layers with at least
+    ``min_features`` inputs in ``dtype`` (None: float32 again); returns their names.  The
+    narrow layers (the observation's, the per-action ones) stay float32: converting their
+    inputs would cost more than the product saves."""
+    names = []
+    for name, layer in module.named_modules():
+        if isinstance(layer, MixedLinear) and layer.in_features >= min_features:
+            layer.matmul_dtype = dtype
+            names.append(name)
+    return names
 
 
 def network_options(defaults: Mapping[str, Any], options: Mapping[str, Any],

@@ -36,6 +36,7 @@ from agents.policies.structured import FAMILIES
 from agents.policies.structured.features import ScorecardActionFeatures
 from agents.policies.structured.fivethousand_network import FIVETHOUSAND_DEFAULTS, FiveThousandHeads
 from agents.policies.structured.heads import ActionHead, mlp, network_options
+from agents.policies.structured.prepared import Listed, Prepared
 from dice_env.dice import N_HOLDS
 from dice_env.scorecard.rules import Rules, coerce_rules
 
@@ -102,8 +103,20 @@ class StructuredHeads(nn.Module):
         self.latent_dim_pi = N_HOLDS + self.features.n_boxes
         self.latent_dim_vf = o["value_hidden"][-1] if o["value_hidden"] else n_obs
 
-    def forward_actor(self, obs: torch.Tensor) -> torch.Tensor:
-        """``(N, 32 + B)`` the unmasked logits.
+    @torch.no_grad()
+    def prepare(self, obs: torch.Tensor) -> Prepared:
+        """The features :meth:`forward_actor` reads off ``obs`` (no weights enter them): a
+        trainer computes them once per rollout and passes them back for every minibatch."""
+        features = self.features
+        rows, holds, counts, hold_features = features.hold_features(obs)
+        box_rows, boxes, box_counts, box_features = features.open_box_features(obs)
+        return Prepared({"holds": Listed(rows, holds, counts, hold_features),
+                         "boxes": Listed(box_rows, boxes, box_counts, box_features)},
+                        {"canonical": features.canonical_of[features.rolls(obs)]})
+
+    def forward_actor(self, obs: torch.Tensor, prepared: Prepared | None = None) -> torch.Tensor:
+        """``(N, 32 + B)`` the unmasked logits; ``prepared``:
+        :meth:`prepare` of ``obs``, computed now if not given.
 
         The hold head runs only on the holds :meth:`~.features.ScorecardActionFeatures.
         hold_features` lists (about 14 a state instead of 32); a hold making the same keep as
@@ -111,26 +124,21 @@ class StructuredHeads(nn.Module):
         dice held) get 0.  The box head runs on the open boxes; a filled box (never legal)
         gets 0.
         """
-        features = self.features
+        if prepared is None:
+            prepared = self.prepare(obs)
         state = self.trunk(obs)
-        rows, holds, counts, hold_features = features.hold_features(obs)
+        holds, boxes = prepared.listed["holds"], prepared.listed["boxes"]
         hold_logits = obs.new_zeros(len(obs), N_HOLDS).index_put(
-            (rows, holds), self._listed_logits(self.hold_head, state, counts, hold_features))
-        hold_logits = hold_logits.gather(1, features.canonical_of[features.rolls(obs)])
-        rows, boxes, counts, box_features = features.open_box_features(obs)
-        box_logits = obs.new_zeros(len(obs), features.n_boxes).index_put(
-            (rows, boxes), self._listed_logits(self.box_head, state, counts, box_features))
+            (holds.rows, holds.index), self._listed_logits(self.hold_head, state, holds))
+        hold_logits = hold_logits.gather(1, prepared.per_row["canonical"])
+        box_logits = obs.new_zeros(len(obs), self.features.n_boxes).index_put(
+            (boxes.rows, boxes.index), self._listed_logits(self.box_head, state, boxes))
         return torch.cat([hold_logits, box_logits], dim=1)
 
     @staticmethod
-    def _listed_logits(head: ActionHead, state: torch.Tensor, counts: torch.Tensor,
-                       features: torch.Tensor) -> torch.Tensor:
-        """``head``'s logits of listed actions: ``counts[i]`` rows of ``features`` per state
-        ``i`` (in order)."""
-        spread = {"repeats": counts, "dim": 0, "output_size": len(features)}
-        hidden_term, linear_term = head.state_terms(state)
-        return head(torch.repeat_interleave(hidden_term, **spread),
-                    torch.repeat_interleave(linear_term, **spread), features)
+    def _listed_logits(head: ActionHead, state: torch.Tensor, listed: Listed) -> torch.Tensor:
+        """``head``'s logits of the ``listed`` actions."""
+        return head.spread(state, listed.counts, listed.features)
 
     def forward_critic(self, obs: torch.Tensor) -> torch.Tensor:
         return self.value_net(obs)
@@ -178,8 +186,16 @@ class StructuredActorCritic(nn.Module):
         self.value_net = nn.Linear(self.mlp_extractor.latent_dim_vf, 1)
         init_weights(self.mlp_extractor, self.value_net)
 
-    def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        logits = self.mlp_extractor.forward_actor(obs)
+    def prepare(self, obs: torch.Tensor) -> Prepared:
+        """The per-action features of ``obs`` (see :mod:`.prepared`), to pass to
+        :meth:`forward` for the same observations (any selection of them by
+        :meth:`~.prepared.Prepared.select`)."""
+        return self.mlp_extractor.prepare(obs)
+
+    def forward(self, obs: torch.Tensor, mask: torch.Tensor,
+                prepared: Prepared | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+        """Masked log-probabilities ``(N, A)`` and values ``(N,)``."""
+        logits = self.mlp_extractor.forward_actor(obs, prepared)
         logits = torch.where(mask, logits, torch.full_like(logits, MASKED_LOGIT))
         values = self.value_net(self.mlp_extractor.forward_critic(obs)).squeeze(-1)
         return torch.log_softmax(logits, dim=-1), values

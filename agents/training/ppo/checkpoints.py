@@ -145,7 +145,9 @@ def write_learning_curve(run_dir: Path, history: list[dict]) -> None:
     if not history:
         return
     buf = io.StringIO()
-    writer = csv.DictWriter(buf, fieldnames=list(history[0]))
+    # (a curve continued by a newer trainer may gain a column: earlier rows leave it empty)
+    writer = csv.DictWriter(buf, fieldnames=list(dict.fromkeys(k for r in history for k in r)),
+                            restval="")
     writer.writeheader()
     writer.writerows(history)
     atomic_write_text(run_dir / "eval.csv", buf.getvalue())
@@ -155,5 +157,6 @@ def read_learning_curve(path: Path) -> list[dict]:
     """The rows of an ``eval.csv`` (:func:`write_learning_curve`): ``timesteps`` as int, every
     other column as float."""
     with Path(path).open(newline="") as fh:
-        return [{k: int(v) if k == "timesteps" else float(v) for k, v in row.items()}
+        return [{k: int(v) if k == "timesteps" else float(v) for k, v in row.items()
+                 if v != ""}
                 for row in csv.DictReader(fh)]

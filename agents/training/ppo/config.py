@@ -159,6 +159,10 @@ SCHEMA: dict[str, Entry] = {
     "ppo.vf_coef": _NON_NEGATIVE,
     "ppo.clip_range": _POSITIVE,
     "ppo.max_grad_norm": _POSITIVE,
+    "lean": _SECTION,
+    "lean.reuse_features": Entry("true or false", lambda v: isinstance(v, bool)),
+    "lean.matmul_dtype": _one_of(("float32", "bfloat16")),
+    "lean.compile": Entry("true or false", lambda v: isinstance(v, bool)),
     "eval": _SECTION,
     "eval.every_timesteps": _integer(1),
     "eval.games": _integer(1),
@@ -166,7 +170,7 @@ SCHEMA: dict[str, Entry] = {
     "eval.opponent": _FIVE_THOUSAND_PLAYER,
 }
 #: the sections whose entries are listed in :data:`SCHEMA`
-_CLOSED_SECTIONS = ("shaping", "ppo", "eval")
+_CLOSED_SECTIONS = ("shaping", "ppo", "lean", "eval")
 
 
 def known_entries(section: str = "") -> list[str]:

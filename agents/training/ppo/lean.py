@@ -85,6 +85,18 @@ class ActorCritic(nn.Module):
         return torch.log_softmax(logits, dim=-1), values
 
 
+#: the lean trainer's speed settings (config section ``lean``) and their defaults: reuse the
+#: structured network's features across the update's minibatches (exact: the same numbers); the
+#: dtype of the wide layers' matrix products ("bfloat16" changes the numbers a little); and
+#: torch.compile of the update's minibatch loss (the numbers change in the last bits)
+SPEED_DEFAULTS = {"reuse_features": True, "matmul_dtype": "float32", "compile": False}
+
+
+def speed_settings(config: dict) -> dict:
+    """The config's ``lean`` section over :data:`SPEED_DEFAULTS`."""
+    return {**SPEED_DEFAULTS, **(config.get("lean") or {})}
+
+
 def ppo_settings(config: dict) -> dict:
     """The config's ``ppo`` section over SB3's defaults; ``ValueError`` for an unknown key."""
     unknown = sorted(set(config["ppo"]) - set(PPO_DEFAULTS))
@@ -164,6 +176,25 @@ class LeanTrainer:
                                  int(venv.single_action_space.n))
         self.optimizer = torch.optim.Adam(self.net.parameters(), lr=self.ppo["learning_rate"],
                                           eps=1e-5)
+        speed = speed_settings(config)
+        #: the network's per-action features computed once per rollout and reused by every
+        #: minibatch of the update (the same numbers: a structured network's prepare())
+        self.reuse_features = speed["reuse_features"] and hasattr(self.net, "prepare")
+        if speed["matmul_dtype"] == "bfloat16":  # the wide layers' products in bfloat16
+            from agents.policies.structured.heads import set_matmul_dtype
+
+            set_matmul_dtype(self.net, torch.bfloat16)
+        #: the minibatch loss, forward and backward, compiled by torch.compile (inductor's
+        #: C++ kernels fuse the per-action heads' elementwise work); the first update compiles
+        self._loss_fn = self._losses
+        if speed["compile"]:
+            self._loss_fn = torch.compile(self._losses, dynamic=True)
+
+    def _forward(self, obs: torch.Tensor, mask: torch.Tensor,
+                 prepared: Any = None) -> tuple[torch.Tensor, torch.Tensor]:
+        if prepared is None:
+            return self.net(obs, mask)
+        return self.net(obs, mask, prepared)
 
     def _potential(self, obs: np.ndarray) -> np.ndarray:
         if self.potential is None:
@@ -178,8 +209,9 @@ class LeanTrainer:
         return lr
 
     @torch.no_grad()
-    def collect(self) -> dict[str, torch.Tensor]:
-        """One rollout of ``n_steps`` steps of every env, with GAE advantages and returns."""
+    def collect(self) -> dict[str, Any]:
+        """One rollout of ``n_steps`` steps of every env, with GAE advantages and returns (and,
+        with :attr:`reuse_features`, the network's features of every observation)."""
         n_steps, n_envs = int(self.ppo["n_steps"]), self.venv.num_envs
         gamma, lam = float(self.ppo["gamma"]), float(self.ppo["gae_lambda"])
         obs_buf = np.empty((n_steps, n_envs, self.obs.shape[1]), dtype=np.float32)
@@ -190,9 +222,14 @@ class LeanTrainer:
         rew_buf = np.empty((n_steps, n_envs), dtype=np.float32)
         done_buf = np.empty((n_steps, n_envs), dtype=bool)
         self.net.eval()
+        prepared = []
         for t in range(n_steps):
             obs_buf[t], mask_buf[t] = self.obs, self.mask
-            logp, value = self.net(torch.from_numpy(self.obs), torch.from_numpy(self.mask))
+            obs_t = torch.from_numpy(self.obs)
+            if self.reuse_features:
+                prepared.append(self.net.prepare(obs_t))
+            logp, value = self._forward(obs_t, torch.from_numpy(self.mask),
+                                        prepared[-1] if prepared else None)
             action = torch.multinomial(logp.exp(), 1).squeeze(1)
             act_buf[t] = action.numpy()
             logp_buf[t] = logp.gather(1, action[:, None]).squeeze(1).numpy()
@@ -215,7 +252,7 @@ class LeanTrainer:
             self.mask = np.asarray(self.venv.action_masks(), dtype=bool)
         del self.episode_returns[:-1000]
         del self.episode_lengths[:-1000]
-        _, last_value = self.net(torch.from_numpy(self.obs), torch.from_numpy(self.mask))
+        _, last_value = self._forward(torch.from_numpy(self.obs), torch.from_numpy(self.mask))
         val_buf[n_steps] = last_value.numpy()
         adv = np.empty((n_steps, n_envs), dtype=np.float32)
         gae = np.zeros(n_envs, dtype=np.float32)
@@ -227,10 +264,15 @@ class LeanTrainer:
         self.num_timesteps += n_steps * n_envs
         flat = {"obs": obs_buf, "mask": mask_buf, "action": act_buf, "logp": logp_buf,
                 "adv": adv, "ret": adv + val_buf[:n_steps]}
-        return {k: torch.from_numpy(v.reshape(n_steps * n_envs, *v.shape[2:]))
-                for k, v in flat.items()}
+        batch: dict[str, Any] = {k: torch.from_numpy(v.reshape(n_steps * n_envs, *v.shape[2:]))
+                                 for k, v in flat.items()}
+        if prepared:  # (in the buffers' order: step by step, each step env by env)
+            from agents.policies.structured.prepared import Prepared
 
-    def update(self, batch: dict[str, torch.Tensor]) -> dict[str, float]:
+            batch["prepared"] = Prepared.cat(prepared)
+        return batch
+
+    def update(self, batch: dict[str, Any]) -> dict[str, float]:
         """PPO epochs over the rollout (minibatches of ``batch_size``); returns SB3's update
         statistics: the losses, entropy, clip fraction and approximate KL averaged over the
         minibatches, the last minibatch's ``loss`` and the ``learning_rate`` used."""
@@ -247,17 +289,11 @@ class LeanTrainer:
             order = torch.randperm(n)
             for start in range(0, n, size):
                 idx = order[start:start + size]
-                logp_all, values = self.net(batch["obs"][idx], batch["mask"][idx])
-                logp = logp_all.gather(1, batch["action"][idx, None]).squeeze(1)
-                adv = batch["adv"][idx]
-                if len(idx) > 1:
-                    adv = (adv - adv.mean()) / (adv.std() + 1e-8)
-                ratio = torch.exp(logp - batch["logp"][idx])
-                policy_loss = -torch.min(adv * ratio,
-                                         adv * torch.clamp(ratio, 1 - clip, 1 + clip)).mean()
-                value_loss = ((batch["ret"][idx] - values) ** 2).mean()
-                entropy = -(logp_all.exp() * logp_all).sum(-1).mean()
-                loss = policy_loss - ent_coef * entropy + vf_coef * value_loss
+                prepared = batch["prepared"].select(idx) if "prepared" in batch else None
+                loss, policy_loss, value_loss, entropy, ratio, logp = self._loss_fn(
+                    batch["obs"][idx], batch["mask"][idx], prepared, batch["action"][idx],
+                    batch["logp"][idx], batch["adv"][idx], batch["ret"][idx], clip, ent_coef,
+                    vf_coef)
                 self.optimizer.zero_grad()
                 loss.backward()
                 nn.utils.clip_grad_norm_(self.net.parameters(), float(p["max_grad_norm"]))
@@ -277,6 +313,23 @@ class LeanTrainer:
         self.last_stats["loss"] = last_loss  # SB3 logs the last minibatch's loss
         self.last_stats["learning_rate"] = float(self.optimizer.param_groups[0]["lr"])
         return self.last_stats
+
+    def _losses(self, obs: torch.Tensor, mask: torch.Tensor, prepared: Any,
+                action: torch.Tensor, old_logp: torch.Tensor, adv: torch.Tensor,
+                ret: torch.Tensor, clip: float, ent_coef: float,
+                vf_coef: float) -> tuple[torch.Tensor, ...]:
+        """One minibatch's PPO loss and its parts: ``(loss, policy_loss, value_loss, entropy,
+        ratio, logp)`` (compiled as one graph with ``lean.compile``)."""
+        logp_all, values = self._forward(obs, mask, prepared)
+        logp = logp_all.gather(1, action[:, None]).squeeze(1)
+        if len(adv) > 1:
+            adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+        ratio = torch.exp(logp - old_logp)
+        policy_loss = -torch.min(adv * ratio, adv * torch.clamp(ratio, 1 - clip, 1 + clip)).mean()
+        value_loss = ((ret - values) ** 2).mean()
+        entropy = -(logp_all.exp() * logp_all).sum(-1).mean()
+        loss = policy_loss - ent_coef * entropy + vf_coef * value_loss
+        return loss, policy_loss, value_loss, entropy, ratio, logp
 
     def train_iteration(self) -> dict[str, float]:
         """One rollout and one update; returns the update's statistics and throughput."""

@@ -108,8 +108,10 @@ def record_evaluation(run_dir: Path, config: dict, extra: dict, num_timesteps: i
     if history and history[-1]["timesteps"] == num_timesteps:
         return None
     result = evaluate_policy_score(model(), config)
+    cpu = {"train_cpu_seconds": round(extra["train_cpu_seconds"], 1)} \
+        if "train_cpu_seconds" in extra else {}
     history.append({"timesteps": num_timesteps, **result,
-                    "train_seconds": round(extra.get("train_seconds", 0.0), 1)})
+                    "train_seconds": round(extra.get("train_seconds", 0.0), 1), **cpu})
     write_learning_curve(run_dir, history)
     return result
 
@@ -275,8 +277,10 @@ class LeanRun:
             self.extra["history"] = [r for r in read_learning_curve(curve)
                                      if r["timesteps"] <= done]
             if self.extra["history"]:
-                self.extra["train_seconds"] = float(
-                    self.extra["history"][-1].get("train_seconds", 0.0))
+                last = self.extra["history"][-1]
+                self.extra["train_seconds"] = float(last.get("train_seconds", 0.0))
+                if "train_cpu_seconds" in last:
+                    self.extra["train_cpu_seconds"] = float(last["train_cpu_seconds"])
                 write_learning_curve(self.run_dir, self.extra["history"])
         every_eval = self.config["eval"]["every_timesteps"]
         self.extra["next_eval"] = done + every_eval
@@ -394,8 +398,13 @@ class LeanRun:
                     self.save()
                     return True
                 before, clock = self.num_timesteps, time.perf_counter()
+                cpu = time.process_time()
                 stats = self.trainer.train_iteration()
                 self.extra["train_seconds"] += time.perf_counter() - clock
+                # this process's CPU time: what the wall-clock would be on an idle core (one
+                # torch thread), whatever else the machine runs
+                self.extra["train_cpu_seconds"] = self.extra.get("train_cpu_seconds", 0.0) \
+                    + time.process_time() - cpu
                 iterations += 1
                 if self._logger is not None:
                     self._record(self.log_values(stats, iterations,

@@ -1,0 +1,129 @@
+"""The faster lean trainer (issue 37): the structured network's features computed once per
+rollout (the same numbers), the wide layers' products in bfloat16, the minibatch loss compiled,
+and the roofline's bookkeeping.  Speed itself is a benchmark (dice-env bench-trainer), never a
+timed test."""
+
+import pytest
+
+pytest.importorskip("sb3_contrib")
+torch = pytest.importorskip("torch")
+
+from agents.policies.structured.prepared import Listed, Prepared  # noqa: E402
+from agents.training.bench import lean_trainer, run_config  # noqa: E402
+
+
+def _tiny(game: str, **lean) -> dict:
+    config = run_config(game, "lean-structured", 16)
+    config["ppo"] = {**config["ppo"], "n_steps": 8, "batch_size": 40, "n_epochs": 2}
+    config["lean"] = {**config.get("lean", {}), **lean}
+    return config
+
+
+def _parameters(trainer) -> torch.Tensor:
+    return torch.cat([p.detach().flatten() for p in trainer.net.parameters()])
+
+
+@pytest.mark.parametrize("game", ["penta", "dice-poker", "fivethousand"])
+def test_prepared_features_give_the_same_network_outputs(game):
+    """A rollout's features joined step by step, then any minibatch selected from them, give
+    exactly what the network computes from the observations itself."""
+    torch.set_num_threads(1)
+    trainer = lean_trainer(_tiny(game), 0)
+    batch = trainer.collect()
+    assert isinstance(batch["prepared"], Prepared)
+    idx = torch.randperm(len(batch["action"]))[:37]
+    obs, mask = batch["obs"][idx], batch["mask"][idx]
+    with torch.no_grad():
+        direct = trainer.net(obs, mask)
+        given = trainer.net(obs, mask, batch["prepared"].select(idx))
+        fresh = trainer.net.prepare(obs)
+    for a, b in zip(direct, given, strict=True):
+        assert torch.equal(a, b)
+    for name, listed in batch["prepared"].select(idx).listed.items():
+        for field in ("rows", "index", "counts", "features"):
+            assert torch.equal(getattr(listed, field), getattr(fresh.listed[name], field)), name
+
+
+def test_listed_select_and_cat_keep_each_observation_rows():
+    counts = torch.tensor([2, 0, 3, 1])
+    rows = torch.repeat_interleave(torch.arange(4), counts)
+    features = torch.arange(6.0)[:, None]
+    listed = Listed(rows, torch.arange(6) * 10, counts, features)
+    picked = listed.select(torch.tensor([2, 1, 0]))
+    assert picked.counts.tolist() == [3, 0, 2]
+    assert picked.rows.tolist() == [0, 0, 0, 2, 2]
+    assert picked.index.tolist() == [20, 30, 40, 0, 10]
+    assert picked.features[:, 0].tolist() == [2.0, 3.0, 4.0, 0.0, 1.0]
+    assert len(listed.select(torch.tensor([1])).rows) == 0
+    both = Listed.cat([listed, picked])
+    assert both.rows.tolist() == rows.tolist() + [4, 4, 4, 6, 6]
+    assert torch.equal(both.select(torch.arange(4, 7)).features, picked.features)
+
+
+def test_reusing_the_features_trains_the_same_numbers():
+    """lean.reuse_features (the default) against the trainer as it was: the same weights, bit
+    for bit, after two iterations."""
+    torch.set_num_threads(1)
+    weights = []
+    for reuse in (False, True):
+        trainer = lean_trainer(_tiny("penta", reuse_features=reuse), 0)
+        for _ in range(2):
+            trainer.train_iteration()
+        assert ("prepared" in trainer.collect()) == reuse
+        weights.append(_parameters(trainer))
+    assert torch.equal(weights[0], weights[1])
+
+
+def test_bfloat16_products_are_close_and_only_in_the_wide_layers():
+    from agents.policies.structured.heads import MixedLinear, set_matmul_dtype
+
+    torch.manual_seed(0)
+    trainer = lean_trainer(_tiny("penta"), 0)
+    names = set_matmul_dtype(trainer.net, torch.bfloat16)
+    # the value MLP's second layer and the heads' state projections read 256 inputs; the
+    # observation's layers and the per-action layers stay float32
+    assert names == ["mlp_extractor.hold_head.state_in", "mlp_extractor.box_head.state_in",
+                     "mlp_extractor.value_net.2"]
+    layer = MixedLinear(256, 64)
+    x = torch.randn(100, 256)
+    exact = layer(x)
+    layer.matmul_dtype = torch.bfloat16
+    rounded = layer(x)
+    assert rounded.dtype == torch.float32 and not torch.equal(rounded, exact)
+    assert (rounded - exact).abs().max() < 0.02 * exact.abs().max()
+    assert set(layer.state_dict()) == {"weight", "bias"}  # a model file is unchanged
+    set_matmul_dtype(trainer.net, None)
+    assert all(m.matmul_dtype is None for m in trainer.net.modules()
+               if isinstance(m, MixedLinear))
+
+
+def test_a_compiled_bfloat16_trainer_trains_close_to_the_eager_one():
+    """lean.compile with bfloat16 products: the first iteration's losses near the float32
+    eager trainer's (the same rollout: the same seed and weights)."""
+    torch.set_num_threads(1)
+    stats = []
+    for lean in ({}, {"compile": True, "matmul_dtype": "bfloat16"}):
+        trainer = lean_trainer(_tiny("penta", **lean), 0)
+        stats.append(trainer.train_iteration())
+    for key in ("policy_loss", "value_loss", "entropy"):
+        assert stats[1][key] == pytest.approx(stats[0][key], rel=0.05, abs=1e-3), key
+
+
+def test_roofline_counts_the_products_of_each_phase():
+    from agents.training.roofline import flops, record_matmuls, roofline
+
+    a, b = torch.randn(8, 5), torch.randn(5, 3)
+    calls = record_matmuls(lambda: torch.nn.functional.linear(a, b.t(), torch.zeros(3)) @
+                           torch.ones(3))
+    assert [c[0][0] for c in calls] == ["addmm", "mv"]
+    assert flops(calls[0][0]) == 2 * 8 * 5 * 3 and flops(calls[1][0]) == 2 * 8 * 3
+    torch.set_num_threads(1)
+    trainer = lean_trainer(_tiny("penta"), 0)
+    trainer.train_iteration()
+    out = roofline(trainer, {"rollout": 1e-5, "update": 5e-5})
+    rollout, update = out["rollout"], out["update"]
+    # the update runs each sample forward and backward once per epoch: about 3x the forward
+    # FLOPs, twice (2 epochs)
+    assert 4 < update["flops_per_step"] / rollout["flops_per_step"] < 8
+    assert rollout["measured_us"] == pytest.approx(10.0) and update["bf16_share"] == 0.0
+    assert update["fp32_gflops"] > 0 and update["bf16_gflops"] > 0
