@@ -19,12 +19,8 @@ never exported over the committed model.  ``--steps-scale F`` is another variant
 ends at ``F`` times its total (rounded up to whole rollouts by ``train``).
 
 Example:
-  dice-env train-stages penta --seed 1 --dry-run
   dice-env train-stages penta --max-minutes 60
-  dice-env train-stages penta --set policy_kwargs.reroll_features=false \
-      --run-root runs/stages-kept-dice
-  dice-env train-stages penta --steps-scale 0.5 --set lean.compile=true \
-      --set lean.matmul_dtype=bfloat16 --run-root runs/stages-fast
+  dice-env train-stages penta --set lean.compile=true --run-root runs/stages-compiled
 """
 
 from __future__ import annotations
