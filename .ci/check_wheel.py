@@ -15,12 +15,14 @@ from pathlib import Path
 REQUIRED = [
     "agents/__init__.py", "agents/cli/__init__.py", "agents/paths.py", "dice_env/__init__.py",
     "dice_env/paths.py", "agents/models/penta.zip", "agents/models/dice-poker.zip",
-    "agents/models/fivethousand.zip", "agents/models/learned-value-penta.pt",
+    "agents/models/fivethousand.zip", "agents/models/yahtzee-official.zip",
+    "agents/models/learned-value-penta.pt",
     "agents/models/learned-value-dice-poker.pt", "agents/models/learned-value-fivethousand.pt",
     "agents/models/learned-value-fivethousand-3p.pt",
     "agents/models/learned-value-fivethousand-4p.pt",
     "agents/models/learned-value-yahtzee-official.pt", "agents/models/win-value-penta.pt",
     "agents/models/win-value-dice-poker.pt", "agents/training/ppo/stages.json",
+    "agents/training/ppo/variants.json",
     "agents/training/ppo/configs/penta-structured.json", "agents/play/web/static/index.html",
 ]
 FORBIDDEN_PREFIXES = ("tests/", "scripts/", "results/", ".venv/", "runs/", ".ci/")

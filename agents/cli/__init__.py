@@ -64,6 +64,8 @@ COMMANDS: tuple[Command, ...] = (
             "a PPO config across training seeds (results/ppo_seeds.md)", _REPORTS),
     Command("ppo-recipe-seeds", "agents.cli.ppo_recipe_seeds",
             "the committed PPO recipe across seeds; exports the median", _REPORTS),
+    Command("recipe-variants", "agents.cli.recipe_variants",
+            "variants of the PPO recipe by exact gap (results/recipe_variants.md)", _REPORTS),
     Command("learned-value-seeds", "agents.cli.learned_value_seeds",
             "the learned-value trainer across seeds (results/learned_value.md)", _REPORTS),
     Command("ablations", "agents.cli.ablations",

@@ -12,6 +12,9 @@ The documented run (``dice-env ablations penta``, the default budget) writes
 ``results/ablations.md`` and ``.json``; other runs write ``runs/ablations/<GAME>/``.  A run of
 some ``--variants`` keeps the earlier table's rows of the others while they are still valid
 (same base config, overrides, budget and seed), so a new lever costs one training run.
+``--variants`` with no name trains nothing and writes the table again from the earlier one's
+rows, with what ``dice-env recipe-variants`` measured through the full recipe
+(``recipe_variants.json`` beside it).
 
 Example:
   dice-env ablations penta --variants baseline structured-linear --seeds 0 1 2
@@ -87,7 +90,7 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> list[
     out = args.out or (Path("results") if documented else root)
     rows = run_ablations(args.game, args.variants, args.timesteps, seeds, root,
                          args.max_minutes, args.threads)
-    if rows:
+    if rows or not args.variants:  # no variants: the table again from its earlier rows
         command = " ".join(["python scripts/ablations.py", *argv]).strip()
         print(f"written: {write_table(args.game, rows, out, root, command)}")
     return rows

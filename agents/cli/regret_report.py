@@ -7,6 +7,11 @@ difference on the same dice (the variance-reduction factor says how many times f
 regret needs).  For 5000, the same in win probability against the optimal player, and in
 expected turns alone.
 
+The dice are the **report games** by default (evaluation seed 1,000,003; game *i* draws from
+the stream (seed, *i*)): the committed PPO models' seeds were chosen on the selection games
+(seed 0, ``results/ppo_recipe_seeds.md``), so no figure here comes from the games that chose a
+model.
+
 Only the documented full run (no count options: ``dice-env regret-report``, or ``python
 scripts/regret_report.py``) writes ``results/``; other runs write ``runs/regret-report/``
 unless ``--out`` says otherwise (paths relative to the current directory).
@@ -42,6 +47,7 @@ def fivethousand_games(text: str) -> int:
 
 def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
     """The command line of ``dice-env regret-report``."""
+    from agents.evaluation.game_sets import REPORT_SEED
     from agents.evaluation.players_regret import GAMES
 
     parser = command_parser(__doc__, prog)
@@ -49,8 +55,8 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
                         help="scorecard games per player (default %(default)s)")
     parser.add_argument("--fivethousand-games", type=fivethousand_games, default=4000,
                         help="5000 games per player and mode (default %(default)s; 0 skips 5000)")
-    parser.add_argument("--seed", type=non_negative_seed, default=0,
-                        help="seed of the dice (default %(default)s)")
+    parser.add_argument("--seed", type=non_negative_seed, default=REPORT_SEED,
+                        help="seed of the dice (default %(default)s: the report games)")
     parser.add_argument("--scorecard-games", nargs="*", default=GAMES, metavar="GAME",
                         help="scorecard presets (default: %(default)s)")
     parser.add_argument("--out", type=output_path, default=None,

@@ -77,6 +77,7 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> list[
         check_stage_configs,
         load_stages,
         run_stages,
+        scaled,
         stages_file,
         with_overrides,
     )
@@ -100,8 +101,7 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> list[
     except ValueError as err:
         parser.error(f"argument --set: {err}")
     if args.steps_scale:
-        stages = [{**stage, "timesteps": max(1, round(stage["timesteps"] * args.steps_scale))}
-                  for stage in stages]
+        stages = scaled(stages, args.steps_scale)
     if args.export:
         try:
             export = Path(shown_path(checkout_models_dir() / f"{args.game}.zip"))

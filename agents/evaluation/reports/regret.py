@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from agents.evaluation.game_sets import REPORT_SEED
 from dice_env.io import atomic_write_figure, atomic_write_text
 
 INTRODUCTION = (
@@ -40,8 +41,10 @@ def scorecard_section(game: str, results: Sequence[Any]) -> list[str]:
     opt = results[0].optimal_value
     kinds = results[0].kinds
     lines = [f"## {game}", "", f"Optimal expected score (exact DP): **{opt:.4f}**. "
-             f"{results[0].games:,} games per player, seed {results[0].seed}, the same dice for "
-             "every player (common random numbers).", "",
+             f"{results[0].games:,} games per player, seed {results[0].seed:,}"
+             + (" (the report games, disjoint from the selection games that chose the committed "
+                "PPO seed)" if results[0].seed == REPORT_SEED else "")
+             + ", the same dice for every player (common random numbers).", "",
              "| player | gap to the optimum (95 % CI) | expected score | paired final-score "
              "difference (95 % CI) | difference of the two estimates | variance reduction | "
              + " | ".join(kinds) + " | upper bonus (player / optimal) | five of a kind "

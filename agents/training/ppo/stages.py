@@ -27,7 +27,8 @@ from agents.training.ppo.session import (
 )
 
 __all__ = ["STAGE_KEYS", "check_stage_configs", "run_stages", "stage_args", "stage_config",
-           "stage_dir", "stage_options", "stages_file", "load_stages", "with_overrides"]
+           "scaled", "stage_dir", "stage_options", "stages_file", "load_stages",
+           "with_overrides"]
 
 #: the keys a stage may have
 STAGE_KEYS = ("timesteps", "set", "config")
@@ -86,6 +87,13 @@ def with_overrides(stages: list[dict], overrides: Sequence[str]) -> list[dict]:
         except json.JSONDecodeError:
             extra[key] = raw
     return [{**stage, "set": {**extra, **stage.get("set", {})}} if extra else stage
+            for stage in stages]
+
+
+def scaled(stages: list[dict], factor: float) -> list[dict]:
+    """``stages`` each ending at ``factor`` times its total (a variant with fewer or more
+    steps; ``train`` rounds each up to whole rollouts)."""
+    return [{**stage, "timesteps": max(1, round(stage["timesteps"] * factor))}
             for stage in stages]
 
 

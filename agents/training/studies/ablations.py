@@ -23,8 +23,8 @@ from agents.training.ppo.session import TrainOptions, train
 from dice_env.io import atomic_write_text
 
 __all__ = ["DEFAULT_TIMESTEPS", "EVAL_GAMES", "VARIANTS", "config_digest", "config_run_dir",
-           "merge_earlier_rows", "merged_seed_gaps", "planned_timesteps", "run_ablations",
-           "run_variant", "seed_gaps", "train_run", "write_table"]
+           "full_budget", "merge_earlier_rows", "merged_seed_gaps", "planned_timesteps",
+           "run_ablations", "run_variant", "seed_gaps", "train_run", "write_table"]
 
 #: variant -> (what it changes, config overrides); one lever at a time against "baseline"
 VARIANTS: dict[str, tuple[str, list[str]]] = {
@@ -164,11 +164,13 @@ def run_variant(game: str, name: str, overrides: list[str], timesteps: int, seed
 def merge_earlier_rows(rows: list[dict], path: Path, digest: str) -> list[dict]:
     """``rows`` plus the rows of ``path`` (an earlier ``ablations.json``) for the variants not
     run this time, where the earlier row is still valid: the same base config (digest),
-    overrides, budget and seed as this run's.  In the order of :data:`VARIANTS`."""
+    overrides, budget and seed as this run's (with no rows, as the earlier table's first).
+    In the order of :data:`VARIANTS`."""
     by_name = {r["variant"]: r for r in rows}
-    if path.exists() and rows:
-        ref = rows[0]
-        for old in json.loads(path.read_text()):
+    if path.exists():
+        earlier = json.loads(path.read_text())
+        ref = rows[0] if rows else next((r for r in earlier if r.get("seed") is not None), {})
+        for old in earlier:
             name = old.get("variant")
             if (name in VARIANTS and name not in by_name
                     and old.get("config_digest") == digest
@@ -218,6 +220,18 @@ def run_ablations(game: str, variants: list[str], timesteps: int, seeds: list[in
     return rows
 
 
+def full_budget(out: Path, game: str) -> dict | None:
+    """The full-budget rows of ``game`` beside the table in ``out``: the recipe's seeds
+    (``ppo_recipe_seeds.json``) and its variants (``recipe_variants.json``, dice-env
+    recipe-variants), or None when either is missing."""
+    try:
+        recipe = json.loads((out / "ppo_recipe_seeds.json").read_text())[game]
+        variants = json.loads((out / "recipe_variants.json").read_text())[game]
+    except (OSError, ValueError, KeyError):
+        return None
+    return {"recipe": recipe, "variants": variants}
+
+
 def write_table(game: str, rows: list[dict], out: Path, root: Path, command: str) -> Path:
     """Write ``out/ablations.md`` and ``.json``: ``rows`` with the still valid rows of the
     earlier table there, and every seed's gap found under ``root``; returns the markdown's
@@ -229,6 +243,7 @@ def write_table(game: str, rows: list[dict], out: Path, root: Path, command: str
             for r in rows]
     changes = {name: change for name, (change, _) in VARIANTS.items()}
     atomic_write_text(out / "ablations.md",
-                      ablations_markdown(game, rows, command, changes, EVAL_GAMES, kept))
+                      ablations_markdown(game, rows, command, changes, EVAL_GAMES, kept,
+                                         full_budget(out, game)))
     atomic_write_text(out / "ablations.json", json.dumps(rows, indent=1, default=float))
     return out / "ablations.md"

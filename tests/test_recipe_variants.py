@@ -1,0 +1,130 @@
+"""dice-env recipe-variants: variants of the PPO recipe trained through every stage, measured
+like the recipe's seeds, and their table beside the recipe's seeds."""
+
+import json
+
+import pytest
+from test_training import _tiny_config
+
+from agents.evaluation.reports.recipe_variants import recipe_variants_markdown
+
+
+def test_the_committed_variants_pass_the_checks():
+    """Every committed variant's stages are a valid recipe (the check refuses nothing that
+    trains), and the kept-dice row is the recipe without the one-reroll features."""
+    from agents.training.ppo.stages import check_stage_configs, load_stages
+    from agents.training.studies.recipe_variants import load_variants, variant_stages
+
+    stages = load_stages()
+    variants = load_variants()
+    for game, named in variants.items():
+        for variant in named.values():
+            check_stage_configs(game, variant_stages(stages[game], variant))
+    kept = variant_stages(stages["penta"], variants["penta"]["kept-dice"])
+    assert [s["timesteps"] for s in kept] == [s["timesteps"] for s in stages["penta"]]
+    assert all(s["set"]["policy_kwargs.reroll_features"] is False for s in kept)
+    half = variant_stages(stages["penta"], variants["penta"]["fast-half-steps"])
+    assert [s["timesteps"] for s in half] == [round(s["timesteps"] / 2)
+                                              for s in stages["penta"]]
+
+
+def test_a_malformed_variant_is_refused_with_its_name(tmp_path, capsys):
+    from agents.cli import main
+
+    bad = tmp_path / "variants.json"
+    bad.write_text(json.dumps({"penta": {"odd": {"change": "x", "steps_scale": 0}}}))
+    assert main(["recipe-variants", "penta", "--variants-file", str(bad), "--no-train"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "penta variant 'odd'" in err and len(err.splitlines()) == 1
+    assert main(["recipe-variants", "penta", "--variants", "nope", "--no-train"]) == 2
+    assert "unknown variant 'nope'" in capsys.readouterr().err
+    assert main(["recipe-variants", "chess", "--no-train"]) == 2
+    assert "no variants for 'chess'" in capsys.readouterr().err
+
+
+def test_variants_train_through_every_stage_and_are_measured_once(tmp_path, monkeypatch,
+                                                                  capsys):
+    """A variant trains each stage with its overrides and steps scale, is measured on both
+    sets of games (kept with the model), and sits in the table below the recipe's seeds; a
+    variant that has not finished leaves the documented table alone."""
+    from agents.cli import recipe_variants
+    from agents.training.ppo import read_checkpoint
+    from agents.training.studies import ppo_recipe
+
+    config = _tiny_config(tmp_path, trainer="lean")
+    stages = tmp_path / "stages.json"
+    stages.write_text(json.dumps({"penta": [{"timesteps": 128, "config": str(config)},
+                                            {"timesteps": 256, "config": str(config)}]}))
+    variants = tmp_path / "variants.json"
+    variants.write_text(json.dumps({"penta": {
+        "one-epoch": {"change": "one epoch", "set": {"ppo.n_epochs": 1}, "steps_scale": 2},
+        "never": {"change": "not trained here"}}}))
+    recipe = tmp_path / "recipe.json"
+    recipe.write_text(json.dumps({"penta": [
+        {"seed": s, "timesteps": 256, "gap": g, "ci": [g - 1, g + 1], "train_seconds": 60.0}
+        for s, g in ((0, 50.0), (1, 40.0), (2, 45.0))]}))
+    common = ["penta", "--stages", str(stages), "--variants-file", str(variants),
+              "--recipe", str(recipe), "--run-root", str(tmp_path / "runs"), "--eval-games",
+              "2"]
+    rows = recipe_variants.main([*common, "--variants", "one-epoch", "--out",
+                                 str(tmp_path / "out")])
+    (row,) = rows
+    assert row["variant"] == "one-epoch" and row["timesteps"] == 512
+    assert row["report"]["seed"] == 1000003 and row["train_cpu_seconds"] is not None
+    last = tmp_path / "runs" / "one-epoch" / "penta-stage2"
+    assert read_checkpoint(last)["extra"]["config"]["ppo"]["n_epochs"] == 1
+    table = (tmp_path / "out" / "recipe_variants.md").read_text()
+    assert "| recipe, seed 2 ✓ |" in table and "| **one-epoch** | one epoch | 512 |" in table
+
+    def no_measuring(*args, **kwargs):
+        raise AssertionError("measured again")
+
+    monkeypatch.setattr(ppo_recipe, "measure_agent", no_measuring)
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    again = recipe_variants.main([*common, "--no-train"])
+    assert again == rows and "not finished (run this again without --no-train): never" in \
+        capsys.readouterr().err
+    assert (tmp_path / "runs" / "recipe-variants" / "recipe_variants.md").exists()
+    assert not (tmp_path / "results").exists()
+
+
+@pytest.mark.parametrize(("gap", "where"), [(3.0, "below (better than)"), (6.0, "within"),
+                                             (27.0, "above (worse than)")])
+def test_the_table_says_where_a_variant_falls_against_the_seeds(gap, where):
+    recipe = [{"seed": s, "timesteps": 30, "gap": g, "ci": [g - 0.5, g + 0.5]}
+              for s, g in ((0, 6.29), (1, 5.95), (2, 5.94))]
+    recipe[1]["report"] = {"gap": 6.86, "ci": [6.28, 7.44]}
+    row = {"variant": "v", "change": "c", "timesteps": 15, "gap": gap, "ci": [gap - 1, gap + 1],
+           "report": {"gap": gap, "ci": [gap - 1, gap + 1]}, "train_seconds": 600.0,
+           "train_cpu_seconds": 300.0}
+    text = recipe_variants_markdown("penta", [row], recipe, "cmd", 2000,
+                                    [{"timesteps": 30}])
+    assert f"{where} the recipe's seeds' range 5.94–6.29" in text
+    assert f"{gap - 6.29:+.2f} points against the recipe's seed 0" in text
+    assert "| recipe, seed 1 ✓ | the committed recipe | 30 | — | — | — | 5.95 [5.45, 6.45] | " \
+           "6.86 [6.28, 7.44] |" in text
+    assert "| 10 min | 5 min | 20000000 |" in text
+
+
+def test_ablations_table_written_again_with_the_full_budget(tmp_path):
+    """`dice-env ablations penta --variants` (no name) trains nothing and writes the table
+    again from its earlier rows, with the full-budget section from recipe_variants.json."""
+    import shutil
+    from pathlib import Path
+
+    from agents.cli import main
+
+    results = Path(__file__).resolve().parent.parent / "results"
+    shutil.copy(results / "ablations.json", tmp_path / "ablations.json")
+    shutil.copy(results / "ppo_recipe_seeds.json", tmp_path / "ppo_recipe_seeds.json")
+    earlier = json.loads((tmp_path / "ablations.json").read_text())
+    (tmp_path / "recipe_variants.json").write_text(json.dumps({"penta": [
+        {"variant": "kept-dice", "change": "the kept dice alone", "timesteps": 30015488,
+         "gap": 27.11, "ci": [26.45, 27.77]}]}))
+    assert main(["ablations", "penta", "--variants", "--out", str(tmp_path)]) == 0
+    table = (tmp_path / "ablations.md").read_text()
+    assert all(f"| {r['variant']} |" in table for r in earlier)
+    assert "## At the full budget" in table
+    assert "| kept-dice | the kept dice alone | 30,015,488 | **27.11** [26.45, 27.77] | " \
+           "+20.82 to +21.17 |" in table
