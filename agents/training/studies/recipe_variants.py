@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Mapping
+from importlib import resources
 from pathlib import Path
 
 from agents.evaluation.reports.recipe_variants import recipe_variants_markdown
@@ -34,8 +35,8 @@ VARIANT_KEYS = {"change", "set", "steps_scale"}
 
 
 def variants_file() -> Path:
-    """The committed variants: ``agents/training/ppo/variants.json``."""
-    return Path(__file__).resolve().parents[1] / "ppo" / "variants.json"
+    """The committed variants: ``agents/training/ppo/variants.json`` (package data)."""
+    return Path(str(resources.files("agents.training.ppo").joinpath("variants.json")))
 
 
 def load_variants(path: Path | None = None) -> dict[str, dict[str, dict]]:
