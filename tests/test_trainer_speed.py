@@ -127,3 +127,11 @@ def test_roofline_counts_the_products_of_each_phase():
     assert 4 < update["flops_per_step"] / rollout["flops_per_step"] < 8
     assert rollout["measured_us"] == pytest.approx(10.0) and update["bf16_share"] == 0.0
     assert update["fp32_gflops"] > 0 and update["bf16_gflops"] > 0
+    shares = update["time_shares"]
+    assert sum(shares.values()) == pytest.approx(1.0)
+    assert 0 < shares["matrix products"] < 1 and shares["the rest of the loss"] > 0
+    from agents.evaluation.reports.trainer_speed import roofline_markdown
+
+    text = roofline_markdown({"penta": {"lean-structured": out}})
+    assert "What bounds the update" in text and "| lean-structured | " in text
+    assert f"the update is bound by the {1 - shares['matrix products']:.0%}" in text

@@ -22,7 +22,7 @@ from typing import Any
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
-__all__ = ["MatmulCall", "record_matmuls", "roofline", "time_matmuls"]
+__all__ = ["MatmulCall", "op_shares", "record_matmuls", "roofline", "time_matmuls"]
 
 _OPS = {"mm", "addmm", "mv", "addmv", "bmm", "baddbmm"}
 
@@ -99,6 +99,46 @@ def _phase(calls: list[tuple[MatmulCall, torch.dtype]], steps: float, seconds: f
             "bf16_share": sum(flops(c) for c, d in calls if d == torch.bfloat16) / total}
 
 
+def op_shares(trainer: Any, batch: dict) -> dict[str, float]:
+    """Where one real update of ``trainer`` (every epoch and minibatch, as it trains:
+    compiled or not) spends its CPU time, by torch's profiler: the shares of the self time in
+    ``"matrix products"`` (the matmul kernels, also those a compiled graph calls), in
+    ``"minibatch gathers"`` (selecting each minibatch's rows and per-action features), in
+    ``"optimizer"`` (Adam and the gradient clipping) and in ``"the rest of the loss"`` (its
+    elementwise functions, the per-action gathers and scatter-adds, forward and backward:
+    fused into compiled kernels with ``lean.compile``)."""
+    from torch.profiler import ProfilerActivity, profile
+
+    with profile(activities=[ProfilerActivity.CPU]) as prof:
+        trainer.update(batch)
+    events = [e for e in prof.events() if e.device_type.name == "CPU"]
+    shares = dict.fromkeys(("matrix products", "minibatch gathers", "optimizer",
+                            "the rest of the loss"), 0.0)
+    optimizer_ids: set[int] = set()
+    for e in events:  # the ops inside the optimizer's step and the gradient clipping
+        if e.name.startswith("Optimizer.") or e.name.startswith("aten::linalg_vector_norm"):
+            optimizer_ids.add(id(e))
+            stack = list(e.cpu_children)
+            while stack:
+                child = stack.pop()
+                optimizer_ids.add(id(child))
+                stack.extend(child.cpu_children)
+    total = 0.0
+    for e in events:
+        self_us = e.self_cpu_time_total
+        total += self_us
+        name = e.name.removeprefix("aten::")
+        if name in _OPS:
+            shares["matrix products"] += self_us
+        elif id(e) in optimizer_ids or name in ("_foreach_norm", "clamp_max", "_foreach_mul_"):
+            shares["optimizer"] += self_us
+        elif name in ("index_select", "repeat_interleave", "cumsum", "arange", "randperm"):
+            shares["minibatch gathers"] += self_us
+        else:
+            shares["the rest of the loss"] += self_us
+    return {k: v / total for k, v in shares.items()} if total else shares
+
+
 def roofline(trainer: Any, phase_seconds: dict[str, float]) -> dict[str, dict]:
     """The roofline of a lean ``trainer`` (one warm-up iteration done): for ``"rollout"`` (the
     forward pass per step; the env's own step is not a matrix product) and ``"update"`` (the
@@ -106,7 +146,8 @@ def roofline(trainer: Any, phase_seconds: dict[str, float]) -> dict[str, dict]:
     measured microseconds per env step (``phase_seconds``: seconds per env step of each phase,
     measured on the trainer as it trains), the time its matrix products alone take in float32
     and in bfloat16 at this machine's speed, the GFLOP/s of each, and the share of its FLOPs
-    the trainer runs in bfloat16."""
+    the trainer runs in bfloat16; the update also its profiled time shares
+    (:func:`op_shares`)."""
     batch = trainer.collect()
     n_envs = trainer.venv.num_envs
     prepared = batch.get("prepared")
@@ -129,5 +170,7 @@ def roofline(trainer: Any, phase_seconds: dict[str, float]) -> dict[str, dict]:
 
     update = record_matmuls(step)
     epochs = int(p["n_epochs"])
-    return {"rollout": _phase(rollout, n_envs, phase_seconds["rollout"] * n_envs),
-            "update": _phase(update, size / epochs, phase_seconds["update"] * size / epochs)}
+    out = {"rollout": _phase(rollout, n_envs, phase_seconds["rollout"] * n_envs),
+           "update": _phase(update, size / epochs, phase_seconds["update"] * size / epochs)}
+    out["update"]["time_shares"] = op_shares(trainer, batch)
+    return out

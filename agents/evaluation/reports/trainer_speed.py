@@ -10,7 +10,8 @@ from pathlib import Path
 
 from dice_env.io import atomic_write_text
 
-__all__ = ["profile_markdown", "roofline_markdown", "to_markdown", "write_report"]
+__all__ = ["bound_lines", "profile_markdown", "roofline_markdown", "to_markdown",
+           "write_report"]
 
 
 def to_markdown(rows: list[dict], meta: dict) -> str:
@@ -65,7 +66,36 @@ def roofline_markdown(rooflines: dict) -> str:
                     f"{r['matmul_fp32_us'] / r['measured_us']:.0%} | "
                     f"{r['matmul_bf16_us'] / r['measured_us']:.0%} |")
         lines.append("")
+        lines += bound_lines(by_run)
     return "\n".join(lines)
+
+
+def bound_lines(by_run: dict) -> list[str]:
+    """What bounds each run's update: its profiled time shares (matrix products, the rest of
+    the loss, the minibatch gathers, the optimizer) and a sentence on the fastest run."""
+    runs = {run: phases["update"]["time_shares"] for run, phases in by_run.items()
+            if "time_shares" in phases.get("update", {})}
+    if not runs:
+        return []
+    kinds = list(next(iter(runs.values())))
+    lines = ["What bounds the update: one real update of each run (every epoch and minibatch, "
+             "as it trains), profiled by torch's profiler, its CPU time by kind of work:", "",
+             "| run | " + " | ".join(kinds) + " |", "|---|" + "---:|" * len(kinds)]
+    for run, shares in runs.items():
+        lines.append(f"| {run} | " + " | ".join(f"{shares[k]:.0%}" for k in kinds) + " |")
+    fastest = min(runs, key=lambda run: by_run[run]["update"]["measured_us"])
+    r, shares = by_run[fastest]["update"], runs[fastest]
+    rest = 1 - shares["matrix products"]
+    lines += ["", f"In the fastest run ({fastest}) the matrix products take "
+              f"{shares['matrix products']:.0%} of the update and would take "
+              f"{r['matmul_bf16_us']:.1f} µs per env step at this CPU's bfloat16 speed, against "
+              f"{r['measured_us']:.1f} measured: the update is bound by the {rest:.0%} that is "
+              "no matrix product -- each listed action's row gathered from its state's terms, "
+              "the logits scattered into place and gathered back, the elementwise functions, "
+              "and the same again backward -- work that moves memory rather than computes. "
+              "Fewer FLOPs (a smaller value network) would save little of it; fewer rows or "
+              "fewer passes over them would.", ""]
+    return lines
 
 
 def profile_markdown(profiles: dict, phases: Sequence[str]) -> str:
