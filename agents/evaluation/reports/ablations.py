@@ -65,10 +65,11 @@ def full_budget_lines(recipe: Sequence[Mapping], variants: Sequence[Mapping]) ->
     low, high = min(r["gap"] for r in recipe), max(r["gap"] for r in recipe)
     lines = ["", "## At the full budget", "",
              "The same levers through the whole recipe of the committed model "
-             "(`agents/training/ppo/stages.json`), from training seed 0, measured on the same "
-             f"{len(recipe)} seeds' selection games (`results/recipe_variants.md`, `dice-env "
-             "recipe-variants`; the report games' figures are there too): the recipe's "
-             f"seeds reach {low:.2f}–{high:.2f}.", "",
+             "(`agents/training/ppo/stages.json`), from training seed 0, each measured by its "
+             "exact gap on the selection games like the recipe's own "
+             f"{len(recipe)} seeds (`results/recipe_variants.md`, `dice-env recipe-variants`; "
+             f"the report games' figures are there too), which reach {low:.2f}–{high:.2f}.",
+             "",
              "| variant | change | steps | gap to the optimum (95 % CI) | against the recipe's "
              "seeds |", "|---|---|---:|---:|---:|"]
     for r in variants:
