@@ -39,6 +39,16 @@ def _canonical(fd: int) -> bool:
     return bool(lflag & termios.ICANON) and bool(lflag & termios.ECHO)
 
 
+def _as_a_shell_starts_it() -> None:
+    """In the child before it runs the program: no blocked signals, the job-control signals
+    at their defaults, as a shell starts a program, whatever the test worker's earlier tests
+    left behind (an ignored or blocked SIGINT is kept across exec, and Python then never
+    raises KeyboardInterrupt)."""
+    signal.pthread_sigmask(signal.SIG_SETMASK, set())
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGTSTP, signal.SIGCONT):
+        signal.signal(sig, signal.SIG_DFL)
+
+
 class PtyGame:
     """``python -m dice_env.play ARGS`` with a pseudo-terminal as its stdin, stdout and stderr."""
 
@@ -48,7 +58,8 @@ class PtyGame:
         # orphaned group, where the kernel discards Ctrl-Z (pytest started in the background)
         self.proc = subprocess.Popen([sys.executable, "-m", "dice_env.play", *args],
                                      stdin=self.slave, stdout=self.slave, stderr=self.slave,
-                                     close_fds=True, process_group=0)
+                                     close_fds=True, process_group=0,
+                                     preexec_fn=_as_a_shell_starts_it)
         self.text = ""  # everything the program has written (and the terminal echoed)
         self.pos = 0  # where the next expect() starts looking
         self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
