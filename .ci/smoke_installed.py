@@ -116,6 +116,11 @@ def every_player_plays() -> None:
                     agent = agents.make(name, game)
                 agent.seed(0)
                 play_one(agent, env)
+    for name in ("ppo", "learned-value"):  # the committed models of standard Yahtzee
+        with check(f"agents.make({name!r}, 'yahtzee-official') plays a game"):
+            agent = agents.make(name, "yahtzee-official")
+            agent.seed(0)
+            play_one(agent, gym.make("dice_env/YahtzeeOfficial-v0"))
     for name in players["fivethousand"]:
         with check(f"agents.make({name!r}, 'fivethousand') plays a game"):
             agent = agents.make(name, "fivethousand")
