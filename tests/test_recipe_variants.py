@@ -128,3 +128,31 @@ def test_ablations_table_written_again_with_the_full_budget(tmp_path):
     assert "## At the full budget" in table
     assert "| kept-dice | the kept dice alone | 30,015,488 | **27.11** [26.45, 27.77] | " \
            "+20.82 to +21.17 |" in table
+
+
+def test_a_variant_whose_run_folder_is_gone_keeps_its_earlier_row(tmp_path, monkeypatch):
+    """The committed table's rows outlive the run folders: a --no-train run without them keeps
+    each variant's earlier row (measured as it would measure it), and measures nothing."""
+    import shutil
+    from pathlib import Path
+
+    from agents.cli import recipe_variants
+    from agents.training.studies import ppo_recipe
+
+    results = Path(__file__).resolve().parent.parent / "results"
+    shutil.copy(results / "recipe_variants.json", tmp_path / "recipe_variants.json")
+    committed = json.loads((tmp_path / "recipe_variants.json").read_text())["penta"]
+
+    def no_measuring(*args, **kwargs):
+        raise AssertionError("measured again")
+
+    monkeypatch.setattr(ppo_recipe, "measure_agent", no_measuring)
+    rows = recipe_variants.main(["penta", "--no-train", "--run-root", str(tmp_path / "gone"),
+                                 "--out", str(tmp_path)])
+    assert rows == committed
+    table = (tmp_path / "recipe_variants.md").read_text()
+    assert all(f"| **{r['variant']}** |" in table for r in committed)
+    with pytest.raises(SystemExit) as stop:  # measured with other games: not kept
+        recipe_variants.main(["penta", "--no-train", "--eval-games", "100", "--run-root",
+                              str(tmp_path / "gone"), "--out", str(tmp_path / "other")])
+    assert stop.value.code == 1

@@ -9,8 +9,10 @@ GAME --set ... --steps-scale ... --run-root RUN_ROOT/<variant>``; hours; ``--max
 stops it with a checkpoint and the same command resumes it), unless ``--no-train``.  Its final
 model is measured like a seed of the recipe (``dice-env ppo-recipe-seeds``): the exact gap on
 the selection games (evaluation seed 0) and on the report games (seed 1,000,003), kept next to
-the model.  The table puts each variant below the recipe's own seeds (``RECIPE``, default
-``results/ppo_recipe_seeds.json``) with its training wall-clock and CPU seconds.
+the model.  A variant whose run folder is gone keeps the row the table's earlier run measured
+(the ``.json`` in the output folder).  The table puts each variant below the recipe's own seeds
+(``RECIPE``, default ``results/ppo_recipe_seeds.json``) with its training wall-clock and CPU
+seconds.
 
 The documented full run, ``dice-env recipe-variants penta`` (every variant, the defaults),
 writes ``results/recipe_variants.md`` / ``.json``; any other run, or one that left a variant
@@ -73,6 +75,8 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> list[
 
     from agents.training.ppo.stages import check_stage_configs, load_stages
     from agents.training.studies.recipe_variants import (
+        TABLE,
+        earlier_rows,
         load_variants,
         run_variants,
         variant_stages,
@@ -115,9 +119,12 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> list[
     out = output_folder(parser, args, adhoc, ignore=("max_minutes", "threads", "no_train"))
     make_output_folders(parser, args)
     set_torch_threads(args.threads)
+    earlier = earlier_rows(out / f"{TABLE}.json", args.game, variants[args.game], stages,
+                           args.eval_games)
     rows, unfinished = run_variants(args.game, names, variants[args.game], stages,
                                     args.run_root, args.eval_games, train=not args.no_train,
-                                    max_minutes=args.max_minutes, threads=args.threads)
+                                    max_minutes=args.max_minutes, threads=args.threads,
+                                    earlier=earlier)
     if unfinished:
         print(f"not finished (run this again without --no-train): {', '.join(unfinished)}",
               file=sys.stderr)

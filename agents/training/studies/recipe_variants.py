@@ -21,12 +21,18 @@ from importlib import resources
 from pathlib import Path
 
 from agents.evaluation.reports.recipe_variants import recipe_variants_markdown
-from agents.training.ppo.stages import run_stages, scaled, with_overrides
-from agents.training.studies.ppo_recipe import curve_rows, final_model, measure_seed
+from agents.training.ppo.config import apply_overrides, load_config, whole_rollouts
+from agents.training.ppo.stages import run_stages, scaled, stage_config, with_overrides
+from agents.training.studies.ppo_recipe import (
+    curve_rows,
+    eval_count,
+    final_model,
+    measure_seed,
+)
 from dice_env.io import atomic_write_text
 
-__all__ = ["TABLE", "VARIANT_KEYS", "load_variants", "measure_variant", "run_variants",
-           "variant_stages", "variants_file", "write_table"]
+__all__ = ["TABLE", "VARIANT_KEYS", "earlier_rows", "final_steps", "load_variants",
+           "measure_variant", "run_variants", "variant_stages", "variants_file", "write_table"]
 
 #: the table's file name, without its suffix (``.md`` and ``.json``)
 TABLE = "recipe_variants"
@@ -78,12 +84,44 @@ def measure_variant(game: str, name: str, variant: Mapping, model: Path,
             "train_cpu_seconds": float(cpu) if cpu not in (None, "") else None}
 
 
+def final_steps(game: str, stages: list[dict]) -> int:
+    """The steps a recipe's last stage ends at: its total rounded up to whole rollouts of its
+    config, as ``train`` rounds it."""
+    last = stages[-1]
+    overrides = [f"{k}={json.dumps(v)}" for k, v in last.get("set", {}).items()]
+    config = apply_overrides(load_config(game, stage_config(last["config"]) if "config" in last
+                                         else None), overrides)
+    return whole_rollouts(config, last["timesteps"])
+
+
+def earlier_rows(table: Path, game: str, variants: Mapping[str, Mapping],
+                 stages: list[dict], eval_games: int) -> dict[str, dict]:
+    """The rows of ``game`` an earlier run wrote into ``table`` (a ``recipe_variants.json``),
+    variant -> row, keeping only those measured as this run would measure them: the same
+    overrides and steps scale, the variant's last stage's steps, as many games."""
+    try:
+        rows = json.loads(Path(table).read_text()).get(game, [])
+    except (OSError, ValueError, AttributeError):
+        return {}
+    out = {}
+    for row in rows if isinstance(rows, list) else []:
+        variant = variants.get(row.get("variant"))
+        if (variant is not None and row.get("set") == variant.get("set", {})
+                and row.get("steps_scale") == variant.get("steps_scale", 1)
+                and row.get("eval_games") == eval_count(game, eval_games)
+                and row.get("timesteps") == final_steps(game, variant_stages(stages, variant))):
+            out[row["variant"]] = row
+    return out
+
+
 def run_variants(game: str, names: list[str], variants: Mapping[str, Mapping],
                  stages: list[dict], run_root: Path, eval_games: int, train: bool = True,
-                 max_minutes: float | None = None, threads: int = 1
-                 ) -> tuple[list[dict], list[str]]:
+                 max_minutes: float | None = None, threads: int = 1,
+                 earlier: Mapping[str, dict] | None = None) -> tuple[list[dict], list[str]]:
     """Train (unless ``train`` is false) and measure each variant ``names`` of ``game``;
-    returns the measured rows and the names of the unfinished variants."""
+    returns the measured rows and the names of the unfinished variants.  A variant whose
+    final model is missing and not trained here keeps its row of ``earlier``
+    (:func:`earlier_rows`: its run folder is gone) if it has one."""
     deadline = None if max_minutes is None else time.monotonic() + 60 * max_minutes
     rows, unfinished = [], []
     for name in names:
@@ -96,7 +134,10 @@ def run_variants(game: str, names: list[str], variants: Mapping[str, Mapping],
             print(f"== {name}: {variant['change']}", flush=True)
             run_stages(game, its_stages, root, max_minutes=left, threads=threads)
         if not model.exists():
-            unfinished.append(name)
+            if name in (earlier or {}):
+                rows.append(dict(earlier[name]))
+            else:
+                unfinished.append(name)
             continue
         row = measure_variant(game, name, variant, model, eval_games)
         print(f"{game} {name}: gap {row['gap']:.2f} [{row['ci'][0]:.2f}, {row['ci'][1]:.2f}] "
