@@ -139,6 +139,25 @@ def _check_writable(folder: Path, path: Path) -> None:
 OUTPUT_TYPES = (output_path, output_file, model_export)
 
 
+def recipe_run_options(parser: argparse.ArgumentParser, noun: str, eval_games: int,
+                       run_root: Path) -> None:
+    """The options of a command that trains runs of a PPO recipe and measures each finished
+    one by its exact gap (``ppo-recipe-seeds``: the seeds, ``recipe-variants``: the
+    variants, ``noun``): ``--eval-games``, ``--no-train``, ``--max-minutes``, ``--threads``
+    and ``--run-root`` (default ``run_root``)."""
+    parser.add_argument("--eval-games", type=at_least(2), default=eval_games,
+                        help="games of the regret evaluation (default %(default)s; 5000: twice)")
+    parser.add_argument("--no-train", action="store_true",
+                        help=f"only measure the {noun} whose recipe has finished")
+    parser.add_argument("--max-minutes", type=positive_float, default=None,
+                        help="stop training after this long, with a checkpoint (the same "
+                             "command resumes)")
+    parser.add_argument("--threads", type=at_least(1), default=1,
+                        help="torch threads of the training and the measurements (default 1)")
+    parser.add_argument("--run-root", type=output_path, default=run_root,
+                        help=f"the {noun}' run folders (default %(default)s)")
+
+
 def make_output_folders(parser: argparse.ArgumentParser, args: argparse.Namespace,
                         missing: list[tuple[str, Path]] | None = None) -> None:
     """Make the folders the command's output paths need (the folder of an

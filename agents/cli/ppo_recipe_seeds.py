@@ -44,7 +44,7 @@ from agents.cli.args import (
     make_output_folders,
     output_folder,
     output_path,
-    positive_float,
+    recipe_run_options,
 )
 
 
@@ -57,20 +57,10 @@ def build_parser(prog: str | None = None) -> OneLineParser:
                         help=f"games with stages in stages.json (default: all of {GAMES})")
     parser.add_argument("--seeds", nargs="+", type=at_least(0), default=SEEDS,
                         help="training seeds (default %(default)s)")
-    parser.add_argument("--eval-games", type=at_least(2), default=EVAL_GAMES,
-                        help="games of the regret evaluation (default %(default)s; 5000: twice)")
-    parser.add_argument("--no-train", action="store_true",
-                        help="only measure the seeds whose recipe has finished")
-    parser.add_argument("--max-minutes", type=positive_float, default=None,
-                        help="stop training after this long, with a checkpoint (the same "
-                             "command resumes)")
-    parser.add_argument("--threads", type=at_least(1), default=1,
-                        help="torch threads of the training and the measurements (default 1)")
+    recipe_run_options(parser, "seeds", EVAL_GAMES, Path("runs") / "stages")
     parser.add_argument("--export", action="store_true",
                         help="copy each game's median seed: the documented run over the "
                              "checkout's agents/models/, others to OUT/models/")
-    parser.add_argument("--run-root", type=output_path, default=Path("runs") / "stages",
-                        help="the stages' run folders (default runs/stages)")
     parser.add_argument("--out", type=output_path, default=None,
                         help="output folder (default: results/ for the documented run, else "
                              "runs/ppo-recipe-seeds/)")

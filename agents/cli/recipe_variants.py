@@ -30,12 +30,11 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from agents.cli.args import (
-    at_least,
     command_parser,
     make_output_folders,
     output_folder,
     output_path,
-    positive_float,
+    recipe_run_options,
 )
 
 
@@ -48,17 +47,7 @@ def build_parser(prog: str | None = None):
                         help="a game with variants in variants.json (default %(default)s)")
     parser.add_argument("--variants", nargs="+", default=None, metavar="NAME",
                         help="which variants (default: all of the game's)")
-    parser.add_argument("--eval-games", type=at_least(2), default=EVAL_GAMES,
-                        help="games of the regret evaluation (default %(default)s)")
-    parser.add_argument("--no-train", action="store_true",
-                        help="only measure the variants that have finished")
-    parser.add_argument("--max-minutes", type=positive_float, default=None,
-                        help="stop training after this long, with a checkpoint (the same "
-                             "command resumes)")
-    parser.add_argument("--threads", type=at_least(1), default=1,
-                        help="torch threads of the training and the measurements (default 1)")
-    parser.add_argument("--run-root", type=output_path, default=Path("runs") / "variants",
-                        help="the variants' run folders (default runs/variants)")
+    recipe_run_options(parser, "variants", EVAL_GAMES, Path("runs") / "variants")
     parser.add_argument("--recipe", type=Path, default=Path("results") / "ppo_recipe_seeds.json",
                         help="the recipe's seed rows (default %(default)s)")
     parser.add_argument("--out", type=output_path, default=None,

@@ -11,13 +11,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from agents.evaluation.game_sets import REPORT_SEED, SELECTION_SEED
-from agents.evaluation.reports.seeds import median_seed
+from agents.evaluation.reports.seeds import gap_cell, median_seed
 
 __all__ = ["recipe_variants_markdown", "variant_summary"]
 
 
 def _gap(r: Mapping | None) -> str:
-    return "—" if not r else f"{r['gap']:.2f} [{r['ci'][0]:.2f}, {r['ci'][1]:.2f}]"
+    return "—" if not r else gap_cell(r)
 
 
 def _minutes(seconds: float | None) -> str:

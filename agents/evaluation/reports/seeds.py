@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from agents.evaluation.game_sets import REPORT_SEED, SELECTION_SEED
 from agents.games import is_fivethousand
 
-__all__ = ["learned_value_markdown", "median_row", "median_seed", "ppo_recipe_markdown",
+__all__ = ["gap_cell", "learned_value_markdown", "median_row", "median_seed", "ppo_recipe_markdown",
            "ppo_seeds_markdown", "recipe_lines", "seed_lines"]
 
 
@@ -76,7 +76,8 @@ def ppo_seeds_markdown(rows: Mapping[str, list[dict]], command: str, eval_games:
     return "\n".join(lines)
 
 
-def _gap_cell(r: Mapping, digits: int) -> str:
+def gap_cell(r: Mapping, digits: int = 2) -> str:
+    """A row's ``gap`` with its 95 % CI ``ci``: ``"6.31 [5.82, 6.79]"``."""
     return f"{r['gap']:.{digits}f} [{r['ci'][0]:.{digits}f}, {r['ci'][1]:.{digits}f}]"
 
 
@@ -96,8 +97,8 @@ def recipe_lines(game: str, rows: Sequence[dict]) -> list[str]:
         rep = r.get("report")
         secs = "" if r.get("train_seconds") is None else f"{r['train_seconds'] / 60:.0f} min"
         note = " (committed model)" if rep and rep.get("measured") == "committed model" else ""
-        lines.append(f"| {game} | {r['seed']} | {r['timesteps']:,} | {_gap_cell(r, digits)} | "
-                     + (f"**{_gap_cell(rep, digits)}**{note} | {r['unit']} | "
+        lines.append(f"| {game} | {r['seed']} | {r['timesteps']:,} | {gap_cell(r, digits)} | "
+                     + (f"**{gap_cell(rep, digits)}**{note} | {r['unit']} | "
                         f"{rep['value']:.4f} | " if rep else f"— | {r['unit']} | — | ")
                      + f"{secs} | {'✓' if r['seed'] == median else ''} |")
     reports = [r["report"] for r in rows if r.get("report")]

@@ -8,15 +8,15 @@ from __future__ import annotations
 import copy
 import json
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from agents.paths import package_data
 
 __all__ = ["CONFIG_DIR", "POLICIES", "SCHEMA", "TRAINERS", "Entry", "apply_overrides",
-           "check_config", "check_policy_kwargs", "known_entries", "load_config", "policy_name",
-           "rollout_size", "structured_policy_kwargs", "whole_rollouts"]
+           "check_config", "check_policy_kwargs", "known_entries", "load_config", "override_args",
+           "policy_name", "rollout_size", "structured_policy_kwargs", "whole_rollouts"]
 
 CONFIG_DIR = package_data("training", "ppo", "configs")
 #: the policy networks a config may name (``"policy"``; default ``"mlp"``)
@@ -43,6 +43,12 @@ def load_config(game: str, path: str | Path | None = None) -> dict:
             raise ValueError(f"config {path} misses {key!r}")
     config.setdefault("game", game)
     return config
+
+
+def override_args(settings: Mapping[str, Any]) -> list[str]:
+    """``settings`` (key -> value) as ``--set`` overrides, ``"key=value"`` with the value as
+    JSON: what :func:`apply_overrides` reads back to the same values."""
+    return [f"{key}={json.dumps(value)}" for key, value in settings.items()]
 
 
 def apply_overrides(config: dict, overrides: list[str]) -> dict:

@@ -10,13 +10,20 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 from agents.training.ppo.checkpoints import CHECKPOINT_NAME, FINAL_NAME
-from agents.training.ppo.config import CONFIG_DIR
+from agents.training.ppo.config import (
+    CONFIG_DIR,
+    apply_overrides,
+    load_config,
+    override_args,
+    whole_rollouts,
+)
 from agents.training.ppo.session import (
     TrainOptions,
     checked_config,
@@ -27,8 +34,8 @@ from agents.training.ppo.session import (
 )
 
 __all__ = ["STAGE_KEYS", "check_stage_configs", "run_stages", "stage_args", "stage_config",
-           "scaled", "stage_dir", "stage_options", "stages_file", "load_stages",
-           "with_overrides"]
+           "scaled", "stage_dir", "stage_options", "stage_steps", "stages_file", "load_stages",
+           "with_overrides", "with_settings"]
 
 #: the keys a stage may have
 STAGE_KEYS = ("timesteps", "set", "config")
@@ -74,8 +81,8 @@ def load_stages(path: Path | None = None) -> dict[str, list[dict]]:
 
 def with_overrides(stages: list[dict], overrides: Sequence[str]) -> list[dict]:
     """``stages`` with the ``"key=value"`` ``overrides`` (``--set``'s syntax, ``value`` JSON or
-    a string) joined to each stage's ``set``: a variant of the recipe.  A stage's own setting
-    of a key wins.  ``ValueError`` for an override that is not ``key=value``."""
+    a string) joined to each stage's ``set``: a variant of the recipe (:func:`with_settings`).
+    ``ValueError`` for an override that is not ``key=value``."""
     extra = {}
     for item in overrides:
         key, sep, raw = item.partition("=")
@@ -86,8 +93,22 @@ def with_overrides(stages: list[dict], overrides: Sequence[str]) -> list[dict]:
             extra[key] = json.loads(raw)
         except json.JSONDecodeError:
             extra[key] = raw
-    return [{**stage, "set": {**extra, **stage.get("set", {})}} if extra else stage
+    return with_settings(stages, extra)
+
+
+def with_settings(stages: list[dict], settings: Mapping[str, Any]) -> list[dict]:
+    """``stages`` with ``settings`` (key -> value) joined to each stage's ``set``; a stage's
+    own setting of a key wins."""
+    return [{**stage, "set": {**settings, **stage.get("set", {})}} if settings else stage
             for stage in stages]
+
+
+def stage_steps(game: str, stage: dict) -> int:
+    """The steps a stage's run ends at: its total rounded up to whole rollouts of its config
+    with its ``set`` overrides, as ``train`` rounds it."""
+    config = load_config(game, stage_config(stage["config"]) if "config" in stage else None)
+    return whole_rollouts(apply_overrides(config, override_args(stage.get("set", {}))),
+                          stage["timesteps"])
 
 
 def scaled(stages: list[dict], factor: float) -> list[dict]:
@@ -102,10 +123,9 @@ def check_stage_configs(game: str, stages: list[dict]) -> None:
     train (:func:`~agents.training.ppo.session.checked_config`): found before the first stage
     starts, not hours into the recipe."""
     for i, stage in enumerate(stages, 1):
-        overrides = [f"{k}={json.dumps(v)}" for k, v in stage.get("set", {}).items()]
         config = stage_config(stage["config"]) if "config" in stage else None
         try:
-            checked_config(game, config, overrides)
+            checked_config(game, config, override_args(stage.get("set", {})))
         except ValueError as err:
             raise ValueError(f"{game} stage {i}: {err}") from None
 
@@ -126,7 +146,7 @@ def stage_options(game: str, stages: list[dict], i: int, run_root: Path,
         timesteps=stage["timesteps"],
         init_from=stage_dir(run_root, game, i - 1, seed) / FINAL_NAME if i > 1 else None,
         config=Path(shown_path(stage_config(config))) if config else None,
-        overrides=tuple(f"{k}={json.dumps(v)}" for k, v in stage.get("set", {}).items()),
+        overrides=tuple(override_args(stage.get("set", {}))),
         export=export if i == len(stages) else None)
 
 

@@ -21,8 +21,7 @@ from importlib import resources
 from pathlib import Path
 
 from agents.evaluation.reports.recipe_variants import recipe_variants_markdown
-from agents.training.ppo.config import apply_overrides, load_config, whole_rollouts
-from agents.training.ppo.stages import run_stages, scaled, stage_config, with_overrides
+from agents.training.ppo.stages import run_stages, scaled, stage_steps, with_settings
 from agents.training.studies.ppo_recipe import (
     curve_rows,
     eval_count,
@@ -31,7 +30,7 @@ from agents.training.studies.ppo_recipe import (
 )
 from dice_env.io import atomic_write_text
 
-__all__ = ["TABLE", "VARIANT_KEYS", "earlier_rows", "final_steps", "load_variants",
+__all__ = ["TABLE", "VARIANT_KEYS", "earlier_rows", "load_variants",
            "measure_variant", "run_variants", "variant_stages", "variants_file", "write_table"]
 
 #: the table's file name, without its suffix (``.md`` and ``.json``)
@@ -66,8 +65,7 @@ def load_variants(path: Path | None = None) -> dict[str, dict[str, dict]]:
 
 def variant_stages(stages: list[dict], variant: Mapping) -> list[dict]:
     """The recipe's ``stages`` as the ``variant`` trains them."""
-    overrides = [f"{k}={json.dumps(v)}" for k, v in variant.get("set", {}).items()]
-    out = with_overrides(stages, overrides)
+    out = with_settings(stages, variant.get("set", {}))
     return scaled(out, variant["steps_scale"]) if "steps_scale" in variant else out
 
 
@@ -82,16 +80,6 @@ def measure_variant(game: str, name: str, variant: Mapping, model: Path,
     return {"variant": name, "change": variant["change"], "set": variant.get("set", {}),
             "steps_scale": variant.get("steps_scale", 1), **row,
             "train_cpu_seconds": float(cpu) if cpu not in (None, "") else None}
-
-
-def final_steps(game: str, stages: list[dict]) -> int:
-    """The steps a recipe's last stage ends at: its total rounded up to whole rollouts of its
-    config, as ``train`` rounds it."""
-    last = stages[-1]
-    overrides = [f"{k}={json.dumps(v)}" for k, v in last.get("set", {}).items()]
-    config = apply_overrides(load_config(game, stage_config(last["config"]) if "config" in last
-                                         else None), overrides)
-    return whole_rollouts(config, last["timesteps"])
 
 
 def earlier_rows(table: Path, game: str, variants: Mapping[str, Mapping],
@@ -109,7 +97,7 @@ def earlier_rows(table: Path, game: str, variants: Mapping[str, Mapping],
         if (variant is not None and row.get("set") == variant.get("set", {})
                 and row.get("steps_scale") == variant.get("steps_scale", 1)
                 and row.get("eval_games") == eval_count(game, eval_games)
-                and row.get("timesteps") == final_steps(game, variant_stages(stages, variant))):
+                and row.get("timesteps") == stage_steps(game, variant_stages(stages, variant)[-1])):
             out[row["variant"]] = row
     return out
 
