@@ -107,6 +107,53 @@ def test_a_compiled_bfloat16_trainer_trains_close_to_the_eager_one():
         stats.append(trainer.train_iteration())
     for key in ("policy_loss", "value_loss", "entropy"):
         assert stats[1][key] == pytest.approx(stats[0][key], rel=0.05, abs=1e-3), key
+    # the compiled feature computation gives the eager one's numbers, written over the last
+    # rollout's memory
+    _assert_features_of_their_observations(trainer, trainer.collect())
+
+
+def _assert_features_of_their_observations(trainer, batch) -> None:
+    with torch.no_grad():
+        fresh = trainer.net.prepare(batch["obs"])
+    for name, listed in batch["prepared"].listed.items():
+        for field in ("rows", "index", "counts", "features"):
+            assert torch.equal(getattr(listed, field), getattr(fresh.listed[name], field)), name
+    for name, value in batch["prepared"].per_row.items():
+        assert torch.equal(value, fresh.per_row[name]), name
+
+
+def test_the_next_rollout_writes_its_features_over_the_last_ones():
+    torch.set_num_threads(1)
+    trainer = lean_trainer(_tiny("penta"), 0)
+    first = trainer.collect()["prepared"].listed["holds"].features
+    pointer = first.untyped_storage().data_ptr()
+    second = trainer.collect()
+    assert second["prepared"].listed["holds"].features.untyped_storage().data_ptr() == pointer
+    _assert_features_of_their_observations(trainer, second)
+
+
+def test_cat_into_an_earlier_result_gives_the_same_rows():
+    parts = [Listed(torch.zeros(n, dtype=torch.long), torch.arange(n), torch.tensor([n]),
+                    torch.full((n, 3), float(n))) for n in (2, 5, 1)]
+    old = Listed.cat(parts[:1])
+    joined = Listed.cat(parts, into=old)
+    plain = Listed.cat(parts)
+    for field in ("rows", "index", "counts", "features"):
+        assert torch.equal(getattr(joined, field), getattr(plain, field))
+    assert joined.features.shape == (8, 3) and joined.rows.tolist() == [0, 0, 1, 1, 1, 1, 1, 2]
+
+
+def test_sorted_minibatches_train_the_same_minibatches():
+    """lean.sorted_minibatches (the default) only reorders each minibatch's samples: after an
+    iteration the weights are those of the unsorted trainer up to rounding."""
+    torch.set_num_threads(1)
+    weights = []
+    for ordered in (False, True):
+        trainer = lean_trainer(_tiny("penta", sorted_minibatches=ordered), 0)
+        trainer.train_iteration()
+        weights.append(_parameters(trainer))
+    assert not torch.equal(weights[0], weights[1])
+    assert torch.allclose(weights[0], weights[1], atol=1e-5)
 
 
 def test_roofline_counts_the_products_of_each_phase():

@@ -94,7 +94,7 @@ RUNS: dict[str, tuple[str, str, Rate, dict]] = {
     # again in every minibatch's forward pass, float32, eager torch (the baseline)
     "lean-structured-before": ("lean, before (features recomputed)", "structured", lean_rate,
                                {"reuse_features": False, "matmul_dtype": "float32",
-                                "compile": False}),
+                                "compile": False, "sorted_minibatches": False}),
     "lean-structured": ("lean (features reused)", "structured", lean_rate,
                         {"reuse_features": True, "matmul_dtype": "float32", "compile": False}),
     "lean-structured-fast": ("lean, compiled, bfloat16 wide products", "structured", lean_rate,

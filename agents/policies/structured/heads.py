@@ -71,16 +71,19 @@ class ActionHead(nn.Module):
                 features: torch.Tensor) -> torch.Tensor:
         """Logits of actions with ``features`` ``(..., F)``; the two :meth:`state_terms`
         gathered (or broadcast) to the actions' rows."""
-        if features.dim() == 2 and hidden_term.shape == (len(features), self.n_hidden):
+        compiling = torch.compiler.is_compiling()
+        if (not compiling and features.dim() == 2
+                and hidden_term.shape == (len(features), self.n_hidden)):
             z = torch.addmm(hidden_term, features, self.feature_in.weight.t())  # one pass
-        else:
+        else:  # (compiled, the sum fuses with the gather and the activation after it)
             z = hidden_term + self.feature_in(features)
         # the logit layer as a matrix-vector product: Linear(h, 1)'s backward is an outer
         # product through a matrix multiply, several times slower on a CPU
         logits = torch.matmul(self.hidden(self.activation(z)), self.logit.weight[0]) \
             + self.logit.bias
-        if self.linear_term:
-            logits = logits + torch.linalg.vecdot(linear_term, features)
+        if self.linear_term:  # (compiled: a product and a sum fuse, vecdot does not)
+            logits = logits + ((linear_term * features).sum(-1) if compiling
+                               else torch.linalg.vecdot(linear_term, features))
         return logits
 
 

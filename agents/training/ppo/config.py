@@ -169,6 +169,7 @@ SCHEMA: dict[str, Entry] = {
     "lean.reuse_features": Entry("true or false", lambda v: isinstance(v, bool)),
     "lean.matmul_dtype": _one_of(("float32", "bfloat16")),
     "lean.compile": Entry("true or false", lambda v: isinstance(v, bool)),
+    "lean.sorted_minibatches": Entry("true or false", lambda v: isinstance(v, bool)),
     "eval": _SECTION,
     "eval.every_timesteps": _integer(1),
     "eval.games": _integer(1),

@@ -88,8 +88,12 @@ class ActorCritic(nn.Module):
 #: the lean trainer's speed settings (config section ``lean``) and their defaults: reuse the
 #: structured network's features across the update's minibatches (exact: the same numbers); the
 #: dtype of the wide layers' matrix products ("bfloat16" changes the numbers a little); and
-#: torch.compile of the update's minibatch loss (the numbers change in the last bits)
-SPEED_DEFAULTS = {"reuse_features": True, "matmul_dtype": "float32", "compile": False}
+#: torch.compile of the update's minibatch loss (the numbers change in the last bits) and of
+#: the rollout's feature computation (the same numbers); and
+#: each minibatch's samples in ascending order, so that its rows are gathered front to back
+#: (the same minibatch: its loss changes in the last bits)
+SPEED_DEFAULTS = {"reuse_features": True, "matmul_dtype": "float32", "compile": False,
+                  "sorted_minibatches": True}
 
 
 def speed_settings(config: dict) -> dict:
@@ -180,6 +184,8 @@ class LeanTrainer:
         #: the network's per-action features computed once per rollout and reused by every
         #: minibatch of the update (the same numbers: a structured network's prepare())
         self.reuse_features = speed["reuse_features"] and hasattr(self.net, "prepare")
+        self.sorted_minibatches = bool(speed["sorted_minibatches"])
+        self._features: Any = None  # the last rollout's features (collect writes over them)
         if speed["matmul_dtype"] == "bfloat16":  # the wide layers' products in bfloat16
             from agents.policies.structured.heads import set_matmul_dtype
 
@@ -187,8 +193,12 @@ class LeanTrainer:
         #: the minibatch loss, forward and backward, compiled by torch.compile (inductor's
         #: C++ kernels fuse the per-action heads' elementwise work); the first update compiles
         self._loss_fn = self._losses
+        #: the rollout's features of each step (compiled: the same numbers, fused kernels)
+        self._prepare = getattr(self.net, "prepare", None)
         if speed["compile"]:
             self._loss_fn = torch.compile(self._losses, dynamic=True)
+            if self.reuse_features:
+                self._prepare = torch.compile(self.net.prepare, dynamic=True)
 
     def _forward(self, obs: torch.Tensor, mask: torch.Tensor,
                  prepared: Any = None) -> tuple[torch.Tensor, torch.Tensor]:
@@ -211,7 +221,8 @@ class LeanTrainer:
     @torch.no_grad()
     def collect(self) -> dict[str, Any]:
         """One rollout of ``n_steps`` steps of every env, with GAE advantages and returns (and,
-        with :attr:`reuse_features`, the network's features of every observation)."""
+        with :attr:`reuse_features`, the network's features of every observation: valid until
+        the next rollout, which writes its own over them)."""
         n_steps, n_envs = int(self.ppo["n_steps"]), self.venv.num_envs
         gamma, lam = float(self.ppo["gamma"]), float(self.ppo["gae_lambda"])
         obs_buf = np.empty((n_steps, n_envs, self.obs.shape[1]), dtype=np.float32)
@@ -227,7 +238,7 @@ class LeanTrainer:
             obs_buf[t], mask_buf[t] = self.obs, self.mask
             obs_t = torch.from_numpy(self.obs)
             if self.reuse_features:
-                prepared.append(self.net.prepare(obs_t))
+                prepared.append(self._prepare(obs_t))
             logp, value = self._forward(obs_t, torch.from_numpy(self.mask),
                                         prepared[-1] if prepared else None)
             action = torch.multinomial(logp.exp(), 1).squeeze(1)
@@ -269,7 +280,8 @@ class LeanTrainer:
         if prepared:  # (in the buffers' order: step by step, each step env by env)
             from agents.policies.structured.prepared import Prepared
 
-            batch["prepared"] = Prepared.cat(prepared)
+            # (written over the previous rollout's features: see collect's doc)
+            batch["prepared"] = self._features = Prepared.cat(prepared, self._features)
         return batch
 
     def update(self, batch: dict[str, Any]) -> dict[str, float]:
@@ -289,6 +301,8 @@ class LeanTrainer:
             order = torch.randperm(n)
             for start in range(0, n, size):
                 idx = order[start:start + size]
+                if self.sorted_minibatches:
+                    idx = idx.sort().values
                 prepared = batch["prepared"].select(idx) if "prepared" in batch else None
                 loss, policy_loss, value_loss, entropy, ratio, logp = self._loss_fn(
                     batch["obs"][idx], batch["mask"][idx], prepared, batch["action"][idx],
