@@ -156,3 +156,18 @@ def test_a_variant_whose_run_folder_is_gone_keeps_its_earlier_row(tmp_path, monk
         recipe_variants.main(["penta", "--no-train", "--eval-games", "100", "--run-root",
                               str(tmp_path / "gone"), "--out", str(tmp_path / "other")])
     assert stop.value.code == 1
+
+
+def test_the_frontier_marks_the_runs_no_faster_run_beats():
+    from agents.evaluation.reports.recipe_variants import time_frontier
+
+    rows = [{"variant": name, "change": "c", "gap": gap, "ci": [gap - 1, gap + 1],
+             "train_cpu_seconds": cpu, "timesteps": 10}
+            for name, gap, cpu in (("slow-good", 6.3, 2400), ("fast-bad", 7.4, 1400),
+                                   ("fast-good", 6.8, 1390), ("mid-worse", 7.0, 1600),
+                                   ("untimed", 1.0, None))]
+    marked = [(r["variant"], best) for r, best in time_frontier(rows)]
+    assert marked == [("fast-good", True), ("fast-bad", False), ("mid-worse", False),
+                      ("slow-good", True)]
+    text = recipe_variants_markdown("penta", rows, [], "cmd", 2000, [{"timesteps": 30}])
+    assert "| fast-good | 23 min | 10 | " in text and text.count("★ |") == 2

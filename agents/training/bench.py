@@ -91,7 +91,8 @@ RUNS: dict[str, tuple[str, str, Rate, dict]] = {
     "sb3-mlp": ("MaskablePPO (SB3)", "mlp", sb3_rate, {}),
     "lean-mlp": ("lean", "mlp", lean_rate, {}),
     # the lean trainer as it was before issue 37: the structured network's features computed
-    # again in every minibatch's forward pass, float32, eager torch (the baseline)
+    # again in every minibatch's forward pass, float32, eager torch, each minibatch's samples
+    # in random order (the baseline)
     "lean-structured-before": ("lean, before (features recomputed)", "structured", lean_rate,
                                {"reuse_features": False, "matmul_dtype": "float32",
                                 "compile": False, "sorted_minibatches": False}),

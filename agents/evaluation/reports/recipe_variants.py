@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from agents.evaluation.game_sets import REPORT_SEED, SELECTION_SEED
 from agents.evaluation.reports.seeds import gap_cell, median_seed
 
-__all__ = ["recipe_variants_markdown", "variant_summary"]
+__all__ = ["recipe_variants_markdown", "time_frontier", "variant_summary"]
 
 
 def _gap(r: Mapping | None) -> str:
@@ -80,4 +80,28 @@ def recipe_variants_markdown(game: str, rows: Sequence[Mapping], recipe: Sequenc
                      f"**{_gap(r)}** | {_gap(r.get('report'))} |")
     if recipe and rows:
         lines += ["", *(f"- {variant_summary(r, recipe)}" for r in rows)]
+    timed = time_frontier(rows)
+    if timed:
+        lines += ["", "## At equal training time", "",
+                  "The variants by their training CPU time, fastest first: a change that "
+                  "trains faster is worth what its gap says at that time. ★ marks the runs no "
+                  "faster one beats on the selection games (the frontier of time against "
+                  "quality).", "",
+                  "| run | training CPU | steps | gap, selection games | frontier |",
+                  "|---|---:|---:|---:|:---:|"]
+        lines += [f"| {r['variant']} | {_minutes(r['train_cpu_seconds'])} | "
+                  f"{r['timesteps']:,} | {_gap(r)} | {'★' if best else ''} |"
+                  for r, best in timed]
     return "\n".join(lines) + "\n"
+
+
+def time_frontier(rows: Sequence[Mapping]) -> list[tuple[Mapping, bool]]:
+    """The rows with CPU seconds, fastest first, each with whether it has a lower gap than
+    every faster row."""
+    timed = sorted((r for r in rows if r.get("train_cpu_seconds") is not None),
+                   key=lambda r: r["train_cpu_seconds"])
+    out, best = [], float("inf")
+    for r in timed:
+        out.append((r, r["gap"] < best))
+        best = min(best, r["gap"])
+    return out

@@ -25,7 +25,7 @@ def to_markdown(rows: list[dict], meta: dict) -> str:
              "time per env step against the lean trainer with the MLP policy.  Speed-up: env "
              "steps per second against the lean trainer with the structured policy as it was "
              "before issue 37 (its features computed again in every minibatch, float32, eager "
-             "torch; the same network and algorithm).", "",
+             "torch, each minibatch in random order; the same network and algorithm).", "",
              "| game | trainer | policy | steps/s | steps/s per core | rollout share | "
              "cost / lean MLP | speed-up |", "|---|---|---|---:|---:|---:|---:|---:|"]
     for r in rows:

@@ -79,7 +79,7 @@ class Prepared:
     def select(self, idx: torch.Tensor) -> Prepared:
         """The minibatch of observations ``idx``."""
         return Prepared({k: v.select(idx) for k, v in self.listed.items()},
-                        {k: v[idx] for k, v in self.per_row.items()})
+                        {k: v.index_select(0, idx) for k, v in self.per_row.items()})
 
     @staticmethod
     def cat(parts: Sequence[Prepared], into: Prepared | None = None) -> Prepared:

@@ -304,16 +304,17 @@ class LeanTrainer:
                 if self.sorted_minibatches:
                     idx = idx.sort().values
                 prepared = batch["prepared"].select(idx) if "prepared" in batch else None
+                mini = {k: batch[k].index_select(0, idx)
+                        for k in ("obs", "mask", "action", "logp", "adv", "ret")}
                 loss, policy_loss, value_loss, entropy, ratio, logp = self._loss_fn(
-                    batch["obs"][idx], batch["mask"][idx], prepared, batch["action"][idx],
-                    batch["logp"][idx], batch["adv"][idx], batch["ret"][idx], clip, ent_coef,
-                    vf_coef)
+                    mini["obs"], mini["mask"], prepared, mini["action"], mini["logp"],
+                    mini["adv"], mini["ret"], clip, ent_coef, vf_coef)
                 self.optimizer.zero_grad()
                 loss.backward()
                 nn.utils.clip_grad_norm_(self.net.parameters(), float(p["max_grad_norm"]))
                 self.optimizer.step()
                 with torch.no_grad():  # SB3's statistics (approx_kl as in its PPO.train)
-                    log_ratio = logp - batch["logp"][idx]
+                    log_ratio = logp - mini["logp"]
                     values_now = torch.stack([
                         policy_loss, value_loss, entropy,
                         ((ratio - 1).abs() > clip).float().mean(),
