@@ -55,10 +55,9 @@ class Listed:
         for part in parts:
             rows.append(part.rows + shift)
             shift += len(part.counts)
-        old = into or Listed(None, None, None, None)  # type: ignore[arg-type]
-        return Listed(_join(rows, old.rows), _join([p.index for p in parts], old.index),
-                      _join([p.counts for p in parts], old.counts),
-                      _join([p.features for p in parts], old.features))
+        return Listed(_join(rows, getattr(into, "rows", None)),
+                      *(_join([getattr(p, name) for p in parts], getattr(into, name, None))
+                        for name in ("index", "counts", "features")))
 
 
 def _join(tensors: Sequence[torch.Tensor], out: torch.Tensor | None) -> torch.Tensor:
