@@ -36,6 +36,9 @@ def test_a_malformed_variant_is_refused_with_its_name(tmp_path, capsys):
     assert main(["recipe-variants", "penta", "--variants-file", str(bad), "--no-train"]) == 2
     err = capsys.readouterr().err.strip()
     assert "penta variant 'odd'" in err and len(err.splitlines()) == 1
+    bad.write_text(json.dumps({"penta": {"odd": {"change": "x", "seed": -1}}}))
+    assert main(["recipe-variants", "penta", "--variants-file", str(bad), "--no-train"]) == 2
+    assert "a training 'seed' from 0" in capsys.readouterr().err
     assert main(["recipe-variants", "penta", "--variants", "nope", "--no-train"]) == 2
     assert "unknown variant 'nope'" in capsys.readouterr().err
     assert main(["recipe-variants", "chess", "--no-train"]) == 2
@@ -57,7 +60,8 @@ def test_variants_train_through_every_stage_and_are_measured_once(tmp_path, monk
                                             {"timesteps": 256, "config": str(config)}]}))
     variants = tmp_path / "variants.json"
     variants.write_text(json.dumps({"penta": {
-        "one-epoch": {"change": "one epoch", "set": {"ppo.n_epochs": 1}, "steps_scale": 2},
+        "one-epoch": {"change": "one epoch", "set": {"ppo.n_epochs": 1}, "steps_scale": 2,
+                      "seed": 1},
         "never": {"change": "not trained here"}}}))
     recipe = tmp_path / "recipe.json"
     recipe.write_text(json.dumps({"penta": [
@@ -71,10 +75,12 @@ def test_variants_train_through_every_stage_and_are_measured_once(tmp_path, monk
     (row,) = rows
     assert row["variant"] == "one-epoch" and row["timesteps"] == 512
     assert row["report"]["seed"] == 1000003 and row["train_cpu_seconds"] is not None
-    last = tmp_path / "runs" / "one-epoch" / "penta-stage2"
+    last = tmp_path / "runs" / "one-epoch" / "penta-seed1-stage2"
+    assert read_checkpoint(last)["extra"]["seed"] == 1 and row["seed"] == 1
     assert read_checkpoint(last)["extra"]["config"]["ppo"]["n_epochs"] == 1
     table = (tmp_path / "out" / "recipe_variants.md").read_text()
     assert "| recipe, seed 2 ✓ |" in table and "| **one-epoch** | one epoch | 512 |" in table
+    assert "points against the recipe's seed 1 (the same training seed, 40.00)" in table
 
     def no_measuring(*args, **kwargs):
         raise AssertionError("measured again")

@@ -30,17 +30,18 @@ def _per_step(r: Mapping) -> str:
 
 
 def variant_summary(row: Mapping, recipe: Sequence[Mapping]) -> str:
-    """One sentence: the variant's gap against the recipe's seed 0 (the same training seed)
-    and the range of the recipe's seeds on the selection games."""
+    """One sentence: the variant's gap against the recipe's seed of the same training seed
+    (0 unless the variant says) and the range of the recipe's seeds on the selection games."""
     low, high = min(r["gap"] for r in recipe), max(r["gap"] for r in recipe)
-    seed0 = next((r for r in recipe if r["seed"] == 0), None)
+    seed = row.get("seed", 0)
+    same = next((r for r in recipe if r["seed"] == seed), None)
     where = ("below (better than)" if row["gap"] < low else
              "within" if row["gap"] <= high else "above (worse than)")
     text = (f"**{row['variant']}**: gap {row['gap']:.2f} on the selection games, {where} the "
             f"recipe's seeds' range {low:.2f}–{high:.2f}")
-    if seed0 is not None:
-        text += (f"; {row['gap'] - seed0['gap']:+.2f} points against the recipe's seed 0 "
-                 f"(the same training seed, {seed0['gap']:.2f})")
+    if same is not None:
+        text += (f"; {row['gap'] - same['gap']:+.2f} points against the recipe's seed {seed} "
+                 f"(the same training seed, {same['gap']:.2f})")
     return text + "."
 
 
@@ -54,7 +55,8 @@ def recipe_variants_markdown(game: str, rows: Sequence[Mapping], recipe: Sequenc
              "Each variant (`agents/training/ppo/variants.json`) trains the committed recipe "
              "(`agents/training/ppo/stages.json`, stages ending at "
              + ", ".join(f"{s['timesteps']:,}" for s in stages) + " steps) through every stage "
-             "from training seed 0, with one change, and is measured like the recipe's seeds "
+             "from training seed 0 (unless its name says another), with one change, and is "
+             "measured like the recipe's seeds "
              f"(`results/ppo_recipe_seeds.md`): the exact per-decision regret over {eval_games:,} "
              f"games, on the selection games (evaluation seed {SELECTION_SEED}) and on the "
              f"report games (evaluation seed {REPORT_SEED:,}), in points of expected final "

@@ -4,7 +4,7 @@ A variant (``agents/training/ppo/variants.json``) is a game's recipe (its stages
 :mod:`agents.training.ppo.stages`) with ``--set`` overrides joined to every stage and, with
 ``steps_scale``, every stage ending at that fraction of its total: the purest model-free
 policy (the kept dice without the one-reroll features), or the faster trainer on fewer steps.
-Each trains from training seed 0 in ``<run_root>/<variant>/GAME-stage<i>`` (hours; a time
+Each trains from training seed 0 (or its ``seed``) in ``<run_root>/<variant>`` (hours; a time
 budget stops it with a checkpoint, the same call resumes it) and its final model is measured
 exactly as a recipe seed is (:func:`~agents.training.studies.ppo_recipe.measure_seed`): the
 exact gap on the selection games and on the report games, cached next to the model.  The table
@@ -36,7 +36,7 @@ __all__ = ["TABLE", "VARIANT_KEYS", "earlier_rows", "load_variants",
 #: the table's file name, without its suffix (``.md`` and ``.json``)
 TABLE = "recipe_variants"
 #: what a variant may hold
-VARIANT_KEYS = {"change", "set", "steps_scale"}
+VARIANT_KEYS = {"change", "set", "steps_scale", "seed"}
 
 
 def variants_file() -> Path:
@@ -45,7 +45,8 @@ def variants_file() -> Path:
 
 
 def load_variants(path: Path | None = None) -> dict[str, dict[str, dict]]:
-    """game -> variant name -> its definition (``change``; ``set`` and/or ``steps_scale``),
+    """game -> variant name -> its definition (``change``; ``set``, ``steps_scale``, the
+    training ``seed``, default 0),
     checked: ``ValueError`` naming the file and the variant for a malformed one."""
     path = Path(path) if path is not None else variants_file()
     data = json.loads(path.read_text())
@@ -54,12 +55,14 @@ def load_variants(path: Path | None = None) -> dict[str, dict[str, dict]]:
         for name, variant in variants.items():
             unknown = sorted(set(variant) - VARIANT_KEYS)
             scale = variant.get("steps_scale", 1)
+            seed = variant.get("seed", 0)
             if (unknown or not isinstance(variant.get("change"), str)
                     or not isinstance(variant.get("set", {}), dict)
-                    or not isinstance(scale, (int, float)) or scale <= 0):
+                    or not isinstance(scale, (int, float)) or scale <= 0
+                    or not isinstance(seed, int) or isinstance(seed, bool) or seed < 0):
                 raise ValueError(f"{path}: {game} variant {name!r} needs a 'change' text and "
-                                 "at most a 'set' object and a positive 'steps_scale' "
-                                 f"(unknown keys: {unknown})")
+                                 "at most a 'set' object, a positive 'steps_scale' and a "
+                                 f"training 'seed' from 0 (unknown keys: {unknown})")
     return games
 
 
@@ -75,7 +78,7 @@ def measure_variant(game: str, name: str, variant: Mapping, model: Path,
     (:func:`measure_seed`: ``gap``/``ci`` on the selection games, ``report``, ``timesteps``,
     ``train_seconds``) with its name, change, overrides, steps scale and training CPU
     seconds."""
-    row = measure_seed(game, 0, model, eval_games)
+    row = measure_seed(game, variant.get("seed", 0), model, eval_games)
     cpu = curve_rows(model.parent / "eval.csv")[-1].get("train_cpu_seconds")
     return {"variant": name, "change": variant["change"], "set": variant.get("set", {}),
             "steps_scale": variant.get("steps_scale", 1), **row,
@@ -96,6 +99,7 @@ def earlier_rows(table: Path, game: str, variants: Mapping[str, Mapping],
         variant = variants.get(row.get("variant"))
         if (variant is not None and row.get("set") == variant.get("set", {})
                 and row.get("steps_scale") == variant.get("steps_scale", 1)
+                and row.get("seed", 0) == variant.get("seed", 0)
                 and row.get("eval_games") == eval_count(game, eval_games)
                 and row.get("timesteps") == stage_steps(game, variant_stages(stages, variant)[-1])):
             out[row["variant"]] = row
@@ -116,11 +120,12 @@ def run_variants(game: str, names: list[str], variants: Mapping[str, Mapping],
         variant = variants[name]
         its_stages = variant_stages(stages, variant)
         root = Path(run_root) / name
-        model = final_model(game, 0, len(its_stages), root)
+        seed = variant.get("seed", 0)
+        model = final_model(game, seed, len(its_stages), root)
         left = None if deadline is None else (deadline - time.monotonic()) / 60
         if not model.exists() and train and (left is None or left > 0):
             print(f"== {name}: {variant['change']}", flush=True)
-            run_stages(game, its_stages, root, max_minutes=left, threads=threads)
+            run_stages(game, its_stages, root, seed=seed, max_minutes=left, threads=threads)
         if not model.exists():
             if name in (earlier or {}):
                 rows.append(dict(earlier[name]))
