@@ -52,6 +52,10 @@ BAD_ARGUMENTS = [
     ("ablations", ["--seeds", "-1"], "argument --seeds: must be at least 0, got -1"),
     ("train-stages", ["chess"], "argument game: no stages for 'chess'"),
     ("train-stages", ["penta", "--seed", "-1"], "argument --seed: must be at least 0, got -1"),
+    ("train-stages", ["penta", "--variant", "nope"], "argument --variant: unknown variant 'nope'"),
+    ("train-stages", ["penta", "--variant", "fast-half-steps", "--steps-scale", "0.3"],
+     "argument --steps-scale: the variant sets its own"),
+    ("train-stages", ["penta", "--variant", "fast", "--export"], "argument --export: a variant"),
     ("train-learned-value", ["penta", "--seed", "-1"], "at least 0"),
     ("train-learned-value", ["fivethousand", "--players", "7"], "argument --players"),
 ]
@@ -176,3 +180,24 @@ def test_plot_results_draws_the_committed_curves(tmp_path):
 
     assert run("plot-results", ["--results", str(tmp_path)]) == 0
     assert (tmp_path / "learning_curves.png").stat().st_size > 0
+
+
+def test_train_stages_trains_a_committed_variant_where_recipe_variants_finds_it(capsys):
+    """--variant: the variant's overrides on every stage, its training seed, its run folders
+    under runs/variants/NAME; --seed and --run-root still win."""
+    from agents.cli import main
+
+    assert main(["train-stages", "penta", "--variant", "fast-2-epochs-2048", "--dry-run"]) == 0
+    first, second = capsys.readouterr().out.strip().splitlines()[-2:]
+    for line in (first, second):
+        assert "--seed 0 --run-dir runs/variants/fast-2-epochs-2048/penta-stage" in line
+        assert "--set ppo.n_epochs=2 --set ppo.batch_size=2048" in line
+    assert "learning_rate_schedule" in second and "--timesteps 30015488" in second
+    assert main(["train-stages", "penta", "--variant", "fast-2-epochs-2048-seed-1",
+                 "--dry-run"]) == 0
+    assert "--seed 1 --run-dir runs/variants/fast-2-epochs-2048-seed-1/penta-seed1-stage1" \
+        in capsys.readouterr().out
+    assert main(["train-stages", "penta", "--variant", "fast-half-steps", "--seed", "2",
+                 "--run-root", "runs/mine", "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "--seed 2 --run-dir runs/mine/penta-seed2-stage1 --timesteps 5079040" in out

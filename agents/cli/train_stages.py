@@ -16,10 +16,14 @@ running them.
 ``--set KEY=VALUE`` trains a variant of the recipe: the override joins every stage's own (the
 stage's wins where both set a key), so give the variant its own ``--run-root``; a variant is
 never exported over the committed model.  ``--steps-scale F`` is another variant: every stage
-ends at ``F`` times its total (rounded up to whole rollouts by ``train``).
+ends at ``F`` times its total (rounded up to whole rollouts by ``train``).  ``--variant NAME``
+trains a committed variant of ``agents/training/ppo/variants.json`` (its overrides, steps scale
+and training seed; run folders ``runs/variants/NAME``, where ``dice-env recipe-variants`` finds
+and measures it), e.g. ``fast-2-epochs-2048``: the Penta recipe's quality in half its time.
 
 Example:
   dice-env train-stages penta --max-minutes 60
+  dice-env train-stages penta --variant fast-2-epochs-2048
   dice-env train-stages penta --set lean.compile=true --run-root runs/stages-compiled
 """
 
@@ -42,15 +46,30 @@ from agents.cli.args import (
 from agents.cli.train import command_renderer
 
 
+def _variant(parser: argparse.ArgumentParser, game: str, name: str) -> dict:
+    """The committed variant ``name`` of ``game`` (exit 2 naming the known ones)."""
+    from agents.training.studies.recipe_variants import load_variants
+
+    known = load_variants().get(game, {})
+    if name not in known:
+        parser.error(f"argument --variant: unknown variant {name!r} of {game}; known: "
+                     f"{sorted(known) or 'none'}")
+    return known[name]
+
+
 def build_parser(prog: str | None = None):
     """The command line of ``dice-env train-stages``."""
     parser = command_parser(__doc__, prog)
     parser.add_argument("game", help="a game with stages in agents/training/ppo/stages.json")
-    parser.add_argument("--run-root", type=output_path, default=Path("runs") / "stages",
-                        help="where the stages' run folders go (default %(default)s)")
-    parser.add_argument("--seed", type=non_negative_seed, default=0,
-                        help="training seed (default 0); ppo-recipe-seeds measures seeds 0-2 "
-                             "and commits the median")
+    parser.add_argument("--run-root", type=output_path, default=None,
+                        help="where the stages' run folders go (default runs/stages; with "
+                             "--variant runs/variants/NAME)")
+    parser.add_argument("--seed", type=non_negative_seed, default=None,
+                        help="training seed (default 0, or the variant's); ppo-recipe-seeds "
+                             "measures seeds 0-2 and commits the median")
+    parser.add_argument("--variant", default=None, metavar="NAME",
+                        help="a committed variant of the recipe (variants.json; dice-env "
+                             "recipe-variants measures it)")
     parser.add_argument("--export", action="store_true",
                         help="write the last stage's model over the checkout's committed "
                              "agents/models/GAME.zip")
@@ -81,6 +100,7 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> list[
         stages_file,
         with_overrides,
     )
+    from agents.training.studies.recipe_variants import variant_stages
 
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(prog)
@@ -93,11 +113,21 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> list[
         parser.error(f"argument game: no stages for {args.game!r} in "
                      f"{args.stages or stages_file()}; known: {sorted(all_stages)}")
     export = None
-    if args.export and (args.set or args.steps_scale):
-        parser.error("argument --export: a variant (--set, --steps-scale) is never exported "
-                     "over the committed model")
+    if args.export and (args.set or args.steps_scale or args.variant):
+        parser.error("argument --export: a variant (--set, --steps-scale, --variant) is never "
+                     "exported over the committed model")
+    stages = all_stages[args.game]
+    seed, run_root = args.seed, args.run_root
+    if args.variant is not None:
+        variant = _variant(parser, args.game, args.variant)
+        if args.steps_scale and "steps_scale" in variant:
+            parser.error("argument --steps-scale: the variant sets its own steps scale")
+        stages = variant_stages(stages, variant)
+        seed = variant.get("seed", 0) if seed is None else seed
+        run_root = Path("runs") / "variants" / args.variant if run_root is None else run_root
+    args.run_root = Path("runs") / "stages" if run_root is None else run_root
     try:
-        stages = with_overrides(all_stages[args.game], args.set)
+        stages = with_overrides(stages, args.set)
     except ValueError as err:
         parser.error(f"argument --set: {err}")
     if args.steps_scale:
@@ -114,6 +144,6 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> list[
     if not args.dry_run:
         make_output_folders(parser, args)
     again = shlex.join([*shlex.split(command_renderer(prog, "train-stages")([])), *argv])
-    return run_stages(args.game, stages, args.run_root, seed=args.seed,
+    return run_stages(args.game, stages, args.run_root, seed=seed or 0,
                       export=export, max_minutes=args.max_minutes, threads=args.threads,
                       dry_run=args.dry_run, command=command_renderer(prog), again=again)
