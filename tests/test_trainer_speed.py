@@ -182,3 +182,24 @@ def test_roofline_counts_the_products_of_each_phase():
     text = roofline_markdown({"penta": {"lean-structured": out}})
     assert "What bounds the update" in text and "| lean-structured | " in text
     assert f"the update is bound by the {1 - shares['matrix products']:.0%}" in text
+
+
+def test_a_recipe_change_run_is_said_apart_from_the_speed_levers():
+    """The bench's recipe-change run trains the variant's PPO settings, and the roofline says
+    its fewer FLOPs apart: the bound sentence is about the fastest run of the same recipe."""
+    from agents.evaluation.reports.trainer_speed import bound_lines
+    from agents.training.bench import RECIPE_CHANGES, run_config
+
+    (run,) = RECIPE_CHANGES
+    assert run_config("penta", run, 64)["ppo"]["n_epochs"] == 2
+    assert run_config("penta", "lean-structured-fast", 64)["ppo"]["n_epochs"] == 4
+
+    def phase(us, flops, **extra):
+        return {"update": {"measured_us": us, "flops_per_step": flops, "matmul_bf16_us": 5.0,
+                           "time_shares": {"matrix products": 0.3, "the rest": 0.7}, **extra}}
+
+    lines = "\n".join(bound_lines({"lean-structured-fast": phase(50.0, 3_200_000),
+                                   run: phase(26.0, 1_600_000, recipe_change="2 epochs")}))
+    assert "In the fastest run (lean-structured-fast)" in lines
+    assert f"{run} changes the recipe (2 epochs): its update does 1,600 kFLOP per env step " \
+           "against 3,200 in lean-structured-fast, and takes 26.0 µs against 50.0" in lines
