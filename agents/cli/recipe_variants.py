@@ -3,10 +3,12 @@
 The variants are in ``agents/training/ppo/variants.json``: a game's recipe (its stages in
 ``stages.json``) with ``--set`` overrides joined to every stage and, with ``steps_scale``, every
 stage ending at that fraction of its steps -- the structured policy without the one-reroll
-features (``kept-dice``: the purest model-free row), the faster trainer on fewer steps.  Each
-trains from training seed 0 in ``RUN_ROOT/<variant>/GAME-stage<i>`` (``dice-env train-stages
-GAME --set ... --steps-scale ... --run-root RUN_ROOT/<variant>``; hours; ``--max-minutes``
-stops it with a checkpoint and the same command resumes it), unless ``--no-train``.  Its final
+features (``kept-dice``: the purest model-free row), the faster trainer on fewer steps or
+fewer epochs (``fast-2-epochs-2048``: the Penta recipe's quality in half its time).  Each
+trains from training seed 0, or the variant's ``seed``, in ``RUN_ROOT/<variant>`` (``dice-env
+train-stages GAME --variant <variant> --run-root RUN_ROOT/<variant>``; 20 minutes to an hour;
+``--max-minutes`` stops it with a checkpoint and the same command resumes it), unless
+``--no-train``.  Its final
 model is measured like a seed of the recipe (``dice-env ppo-recipe-seeds``): the exact gap on
 the selection games (evaluation seed 0) and on the report games (seed 1,000,003), kept next to
 the model.  A variant whose run folder is gone keeps the row the table's earlier run measured
