@@ -125,6 +125,7 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> list[
         stages = variant_stages(stages, variant)
         seed = variant.get("seed", 0) if seed is None else seed
         run_root = Path("runs") / "variants" / args.variant if run_root is None else run_root
+    seed = 0 if seed is None else seed
     args.run_root = Path("runs") / "stages" if run_root is None else run_root
     try:
         stages = with_overrides(stages, args.set)
@@ -144,6 +145,6 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> list[
     if not args.dry_run:
         make_output_folders(parser, args)
     again = shlex.join([*shlex.split(command_renderer(prog, "train-stages")([])), *argv])
-    return run_stages(args.game, stages, args.run_root, seed=seed or 0,
+    return run_stages(args.game, stages, args.run_root, seed=seed,
                       export=export, max_minutes=args.max_minutes, threads=args.threads,
                       dry_run=args.dry_run, command=command_renderer(prog), again=again)

@@ -108,13 +108,12 @@ RUNS: dict[str, tuple[str, str, Rate, dict]] = {
                                     {"reuse_features": True, "matmul_dtype": "bfloat16",
                                      "compile": True}),
     "sb3-structured": ("MaskablePPO (SB3)", "structured", sb3_rate, {})}
-#: the runs that also change the recipe, not only the trainer's speed: their PPO settings over
-#: the committed config's, and in words (what such a run learns is measured through the full
-#: recipe by dice-env recipe-variants)
-RECIPE_CHANGES: dict[str, tuple[dict, str]] = {
-    "lean-structured-fast-2x2048": ({"n_epochs": 2, "batch_size": 2048},
-                                    "2 epochs of minibatches of 2,048 instead of 4 of 8,192: "
-                                    "variant fast-2-epochs-2048")}
+#: the runs that also change the recipe, not only the trainer's speed: the Penta variant of
+#: ``variants.json`` whose settings they train, and the change in words (what such a run
+#: learns is measured through the full recipe by dice-env recipe-variants)
+RECIPE_CHANGES: dict[str, tuple[str, str]] = {
+    "lean-structured-fast-2x2048": ("fast-2-epochs-2048",
+                                    "2 epochs of minibatches of 2,048 instead of 4 of 8,192")}
 DEFAULT_RUNS = ["sb3-mlp", "lean-mlp", "lean-structured-before", "lean-structured",
                 "lean-structured-fast", "lean-structured-fast-2x2048"]
 #: the run the structured runs' speed-up is measured against
@@ -131,7 +130,11 @@ def run_config(game: str, run: str, num_envs: int) -> dict:
     if RUNS[run][3]:
         config["lean"] = dict(RUNS[run][3])
     if run in RECIPE_CHANGES:
-        config["ppo"] = {**config["ppo"], **RECIPE_CHANGES[run][0]}
+        from agents.training.ppo.config import apply_overrides, override_args
+        from agents.training.studies.recipe_variants import load_variants
+
+        variant = load_variants()["penta"][RECIPE_CHANGES[run][0]]
+        config = apply_overrides(config, override_args(variant["set"]))
     return config
 
 
@@ -185,7 +188,8 @@ def roofline_of(game: str, runs: list[str], num_envs: int, seed: int,
         rate, share = timed_iterations(trainer, iterations)
         out[run] = roofline(trainer, {"rollout": share / rate, "update": (1 - share) / rate})
         if run in RECIPE_CHANGES:
-            out[run]["update"]["recipe_change"] = RECIPE_CHANGES[run][1]
+            variant, words = RECIPE_CHANGES[run]
+            out[run]["update"]["recipe_change"] = f"{words}: variant {variant}"
     return out
 
 

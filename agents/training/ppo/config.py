@@ -51,19 +51,24 @@ def override_args(settings: Mapping[str, Any]) -> list[str]:
     return [f"{key}={json.dumps(value)}" for key, value in settings.items()]
 
 
+def parse_override(item: str, example: str = "ppo.ent_coef=0.01") -> tuple[str, Any]:
+    """``(key, value)`` of a ``"a.b=value"`` override (``value`` parsed as JSON, else kept as
+    a string); ``ValueError`` giving ``example`` for one that is not ``key=value``."""
+    key, sep, raw = item.partition("=")
+    if not sep or not key:
+        raise ValueError(f"override {item!r} should look like key=value, e.g. {example}")
+    try:
+        return key, json.loads(raw)
+    except json.JSONDecodeError:
+        return key, raw
+
+
 def apply_overrides(config: dict, overrides: list[str]) -> dict:
-    """A copy of ``config`` with ``"a.b=value"`` overrides applied (``value`` parsed as JSON,
-    else kept as a string).  ``ValueError`` for a malformed override."""
+    """A copy of ``config`` with ``"a.b=value"`` overrides applied (:func:`parse_override`).
+    ``ValueError`` for a malformed override."""
     config = copy.deepcopy(config)
     for item in overrides:
-        key, sep, raw = item.partition("=")
-        if not sep or not key:
-            raise ValueError(f"override {item!r} should look like key=value, e.g. "
-                             "ppo.ent_coef=0.01")
-        try:
-            value = json.loads(raw)
-        except json.JSONDecodeError:
-            value = raw
+        key, value = parse_override(item)
         *path, last = key.split(".")
         node = config
         for part in path:

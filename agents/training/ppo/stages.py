@@ -22,6 +22,7 @@ from agents.training.ppo.config import (
     apply_overrides,
     load_config,
     override_args,
+    parse_override,
     whole_rollouts,
 )
 from agents.training.ppo.session import (
@@ -83,17 +84,8 @@ def with_overrides(stages: list[dict], overrides: Sequence[str]) -> list[dict]:
     """``stages`` with the ``"key=value"`` ``overrides`` (``--set``'s syntax, ``value`` JSON or
     a string) joined to each stage's ``set``: a variant of the recipe (:func:`with_settings`).
     ``ValueError`` for an override that is not ``key=value``."""
-    extra = {}
-    for item in overrides:
-        key, sep, raw = item.partition("=")
-        if not sep or not key:
-            raise ValueError(f"override {item!r} should look like key=value, e.g. "
-                             "policy_kwargs.reroll_features=false")
-        try:
-            extra[key] = json.loads(raw)
-        except json.JSONDecodeError:
-            extra[key] = raw
-    return with_settings(stages, extra)
+    return with_settings(stages, dict(
+        parse_override(item, "policy_kwargs.reroll_features=false") for item in overrides))
 
 
 def with_settings(stages: list[dict], settings: Mapping[str, Any]) -> list[dict]:
