@@ -8,75 +8,57 @@ never parse a game name again (:func:`resolve` returns a :class:`Game` as it is)
 :class:`Game` knows its family, its rules, its env id and the observation and action spaces
 of its env (what a trained model is checked against).
 
-This is the bottom layer of ``agents``: it imports only ``dice_env``.
+This is the bottom layer of ``agents``: it imports only ``dice_env`` and
+:mod:`agents.families` (the families' hooks, found by name).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-__all__ = ["FAMILIES", "FIVE_THOUSAND", "SCORECARD", "Game", "describe_spaces", "games_with_spaces",
-           "is_fivethousand", "known_games", "resolve", "space_key"]
+from agents.families import AgentFamily, family
+from dice_env.families import GameRef
 
-SCORECARD = "scorecard"
-FIVE_THOUSAND = "fivethousand"
-FAMILIES = (SCORECARD, FIVE_THOUSAND)
-
-#: the names of 5000 (besides its Gymnasium ids)
-FIVE_THOUSAND_NAMES = ("fivethousand", "5000", "five-thousand")
-#: the default single-agent env of 5000
-FIVE_THOUSAND_ID = "dice_env/FiveThousand-v0"
+__all__ = ["Game", "describe_spaces", "games_with_spaces", "is_won", "known_games", "resolve",
+           "space_key"]
 
 
 @dataclass(frozen=True)
-class Game:
-    """One game, as players and envs need it.
+class Game(GameRef):
+    """One game, as players and envs need it: a :class:`~dice_env.families.GameRef` whose
+    :attr:`family` is the family's :class:`~agents.families.AgentFamily` (its players and the
+    hooks of every layer).
 
     Attributes:
-        family: ``"scorecard"`` or ``"fivethousand"``.
-        spec: what players are built with (``Class(spec, **options)``): the preset name or the
-            ``Rules`` given for a scorecard game; ``"fivethousand"`` or the 5000 Gymnasium id
-            given (the single-agent and solo envs observe differently).
+        family: the :class:`~agents.families.AgentFamily` (``game.family.name`` is
+            ``"scorecard"``, ``"fivethousand"``, ...).
+        spec: the game as named, for labels and saved files: the preset name or the ``Rules``
+            given for a scorecard game; ``"fivethousand"`` or the 5000 Gymnasium id given (the
+            single-agent and solo envs observe differently).
         env_id: the single-agent Gymnasium id, or None for a custom ``Rules`` (played by a
             :class:`~dice_env.scorecard.env.ScorecardEnv` built from it).
         name: a label for messages: the preset / rules name, ``"fivethousand"`` or the id.
-        scorecard_rules: the scorecard :class:`~dice_env.scorecard.rules.Rules`, parsed once
-            with the name (None for 5000); read it as :attr:`rules`.
+        rules: the family's rules object (``Rules``, ``FiveThousandRules`` ...), parsed once
+            with the name.
+
+    Every player is built as ``Class(game, **options)`` with this object: read the rules from
+    ``game.rules`` and the name given from ``game.spec``.
     """
 
-    family: str
-    spec: Any
-    env_id: str | None
-    name: str
-    scorecard_rules: Any = field(default=None, repr=False, compare=False)
-
-    @property
-    def rules(self) -> Any:
-        """The scorecard :class:`~dice_env.scorecard.rules.Rules` (``ValueError`` for 5000)."""
-        if self.family != SCORECARD:
-            raise ValueError(f"{self.name} is not a scorecard game; it has no scorecard rules")
-        return self.scorecard_rules
+    family: AgentFamily
 
     @property
     def model_name(self) -> str:
         """The file stem of the game's committed models (``agents/models/<stem>.zip``)."""
-        if self.family == SCORECARD:
-            return self.name
-        return FIVE_THOUSAND if self.env_id == FIVE_THOUSAND_ID else "fivethousand-solo"
+        return self.family.model_name(self)
 
     def make_env(self, **kwargs: Any) -> Any:
         """A fresh single-agent env of the game (``gymnasium.make`` of its id)."""
-        if self.env_id is None:
-            from dice_env.scorecard.env import ScorecardEnv
-
-            return ScorecardEnv(game=self.spec, **kwargs)
-        import gymnasium as gym
-
         import dice_env  # noqa: F401  (registers the ids)
 
-        return gym.make(self.env_id, **kwargs)
+        return self.family.make_env(self, **kwargs)
 
     def env_label(self) -> str:
         """How the game's env is named in messages."""
@@ -99,55 +81,38 @@ class Game:
         return _registered_env_keys(self.env_id, items)
 
 
-def is_fivethousand(game: Any) -> bool:
-    """Whether ``game`` (a name, id, ``Rules`` or :class:`Game`) is of the 5000 family.
-
-    A report's label such as ``"penta 2p"`` counts by its first word.  ``ValueError`` for an
-    unknown game.
-    """
-    if isinstance(game, str) and " " in game:
-        game = game.split()[0]
-    return resolve(game).family == FIVE_THOUSAND
-
-
 def known_games() -> list[str]:
-    """Every game name :func:`resolve` accepts (``Rules`` objects aside)."""
-    from dice_env import FIVE_THOUSAND_IDS, SCORECARD_IDS
-    from dice_env.scorecard.rules import PRESETS
+    """Every game name :func:`resolve` accepts (rules objects aside)."""
+    import dice_env  # noqa: F401  (registers the families)
+    from dice_env.families import known_games as names
 
-    return (sorted(PRESETS) + sorted(SCORECARD_IDS) + list(FIVE_THOUSAND_NAMES)
-            + sorted(FIVE_THOUSAND_IDS))
+    return names()
 
 
 def resolve(game: Any) -> Game:
-    """The :class:`Game` that ``game`` names (a :class:`Game` is returned as is).
+    """The :class:`Game` that ``game`` names (a :class:`Game` is returned as is): the one
+    parser of game names (:func:`dice_env.families.resolve_game`), with the family's hooks.
 
-    Raises ``ValueError`` listing the known games.
+    ``game`` is a preset name, a Gymnasium id, a family's rules object, ``"5000"`` ... or a
+    report's label such as ``"penta 2p"`` (by its first word).  Raises ``ValueError`` listing
+    the known games.
     """
     if isinstance(game, Game):
         return game
-    return _parse(game)
+    if isinstance(game, str) and " " in game:
+        game = game.split()[0]
+    import dice_env  # noqa: F401  (registers the families)
+    from dice_env.families import resolve_game
+
+    ref = resolve_game(game)
+    return Game(family=family(ref.family), spec=ref.spec, env_id=ref.env_id, name=ref.name,
+                rules=ref.rules)
 
 
-def _parse(game: Any) -> Game:
-    """The :class:`Game` a name, id or ``Rules`` stands for (what :func:`resolve` does once)."""
-    from dice_env import FIVE_THOUSAND_IDS, SCORECARD_IDS
-    from dice_env.scorecard.rules import PRESETS, Rules
-
-    if isinstance(game, Rules):  # played by a ScorecardEnv of its own
-        return Game(SCORECARD, game, None, game.name, game)
-    if isinstance(game, str):
-        if game in PRESETS:
-            env_id = next((i for i, name in SCORECARD_IDS.items() if name == game), None)
-            return Game(SCORECARD, game, env_id, game, PRESETS[game])
-        if game in SCORECARD_IDS:
-            name = SCORECARD_IDS[game]
-            return Game(SCORECARD, name, game, name, PRESETS[name])
-        if game.lower() in FIVE_THOUSAND_NAMES:
-            return Game(FIVE_THOUSAND, FIVE_THOUSAND, FIVE_THOUSAND_ID, FIVE_THOUSAND)
-        if game in FIVE_THOUSAND_IDS:
-            return Game(FIVE_THOUSAND, game, game, game)
-    raise ValueError(f"unknown game {game!r}; known games: {known_games()}")
+def is_won(game: Any) -> bool:
+    """Whether a game of ``game`` (a name, id, label such as ``"penta 2p"`` or :class:`Game`)
+    ends in a win rather than a score: its family's ``outcome`` is ``"win"`` (5000, Pig)."""
+    return resolve(game).family.outcome == "win"
 
 
 # -- spaces ----------------------------------------------------------------------------------
@@ -187,12 +152,9 @@ def _registered_env_keys(env_id: str, kwargs: tuple = ()) -> tuple[tuple, tuple]
 
 def games_with_spaces(obs: tuple, act: tuple) -> list[str]:
     """The known games whose env has these spaces (to say what a model was trained on)."""
-    from dice_env import SCORECARD_IDS
+    import dice_env  # noqa: F401  (registers the families)
+    from dice_env.families import families
 
-    candidates = [(name, env_id, ()) for env_id, name in SCORECARD_IDS.items()]
-    candidates.append((FIVE_THOUSAND, FIVE_THOUSAND_ID, ()))
-    candidates += [(f"fivethousand ({k} players)", FIVE_THOUSAND_ID, (("num_players", k),))
-                   for k in range(3, 9)]
-    candidates.append(("fivethousand solo", "dice_env/FiveThousandSolo-v0", ()))
+    candidates = [c for f in families() for c in f.env_variants()]
     return [name for name, env_id, kwargs in candidates
             if _registered_env_keys(env_id, kwargs) == (obs, act)]

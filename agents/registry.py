@@ -13,61 +13,36 @@ import importlib
 import inspect
 from typing import Any
 
-from agents.games import FAMILIES, FIVE_THOUSAND, SCORECARD, Game, resolve
+from agents.families import families
+from agents.families import family as family_named
+from agents.games import Game, resolve
 
 __all__ = ["available", "check_options", "make", "register", "signature_of"]
-
-
-#: game family -> player name -> ``"module:Class"``.
-_REGISTRY: dict[str, dict[str, str]] = {
-    SCORECARD: {
-        "random": "dice_env.random_player:RandomPlayer",
-        "greedy": "agents.scorecard.heuristic:GreedyAgent",
-        "heuristic": "agents.scorecard.heuristic:HeuristicAgent",
-        "optimal": "agents.scorecard.optimal:OptimalAgent",
-        "ppo": "agents.policies.committed:PPOAgent",
-        "learned-value": "agents.scorecard.learned_value:LearnedValueAgent",
-        "win-value": "agents.scorecard.win_value:WinValueAgent",
-    },
-    FIVE_THOUSAND: {
-        "random": "dice_env.random_player:RandomPlayer",
-        "threshold": "agents.fivethousand.bots:ThresholdAgent",
-        "heuristic": "agents.fivethousand.bots:HeuristicAgent",
-        "optimal": "agents.fivethousand.optimal:OptimalAgent",
-        "ppo": "agents.policies.committed:PPOAgent",
-        "learned-value": "agents.fivethousand.learned_value:LearnedValueAgent",
-    },
-}
-
-
-#: the entries this package registers: their classes are built with the resolved :class:`Game`
-#: (parsed once, at the front door); a user's registered class gets ``game.spec``, as documented
-_BUILT_IN = {family: dict(entries) for family, entries in _REGISTRY.items()}
 
 
 def available(game: Any | None = None) -> dict[str, list[str]] | list[str]:
     """The registered player names: of one game, or ``{family: names}`` for all."""
     if game is None:
-        return {family: sorted(names) for family, names in _REGISTRY.items()}
-    return sorted(_REGISTRY[resolve(game).family])
+        return {f.name: sorted(f.players) for f in families()}
+    return sorted(resolve(game).family.players)
 
 
 def register(name: str, family: str, entry_point: str, overwrite: bool = False) -> None:
     """Register a player: ``entry_point`` is ``"module:Class"``, imported on first use.
 
-    The class is called as ``Class(game, **options)`` (see :func:`make`).  Re-registering a
-    name with another entry point needs ``overwrite=True``.
+    The class is called as ``Class(game, **options)`` with the resolved
+    :class:`~agents.games.Game` (see :func:`make`).  Re-registering a name with another entry
+    point needs ``overwrite=True``.
     """
-    if family not in FAMILIES:
-        raise ValueError(f"unknown game family {family!r}; known families: {list(FAMILIES)}")
+    players = family_named(family).players
     module_name, sep, attr = entry_point.partition(":")
     if not (module_name and sep and attr):
         raise ValueError(f"entry_point must look like 'package.module:Class', got {entry_point!r}")
-    current = _REGISTRY[family].get(name)
+    current = players.get(name)
     if current is not None and current != entry_point and not overwrite:
-        raise ValueError(f"player {name!r} is already registered for {family} as {current!r}; "
-                         "pass overwrite=True to replace it")
-    _REGISTRY[family][name] = entry_point
+        raise ValueError(f"player {name!r} is already registered for {family} as "
+                         f"{current!r}; pass overwrite=True to replace it")
+    players[name] = entry_point
 
 
 def _load(entry_point: str):
@@ -98,8 +73,8 @@ def make(name: str, game: Any = "penta", **options: Any) -> Any:
         **options: passed to the player's constructor (e.g. ``seed=0``).
 
     Returns:
-        The player, built as ``Class(game, **options)`` where ``game`` is the scorecard preset
-        name (or the ``Rules`` given), or for 5000 ``"fivethousand"`` / the Gymnasium id given.
+        The player, built as ``Class(game, **options)`` where ``game`` is the resolved
+        :class:`~agents.games.Game` (``game.rules`` its rules, ``game.spec`` the name given).
 
     Raises:
         ValueError: unknown game, unknown player for that game, or options the player does not
@@ -107,14 +82,13 @@ def make(name: str, game: Any = "penta", **options: Any) -> Any:
         ImportError: the player is registered but its module is not available.
     """
     resolved = resolve(game)
-    entries = _REGISTRY[resolved.family]
+    entries = resolved.family.players
     if name not in entries:
-        raise ValueError(f"unknown player {name!r} for {resolved.family} game "
+        raise ValueError(f"unknown player {name!r} for {resolved.family.name} game "
                          f"{_label(game)!r}; known players: {sorted(entries)}")
     cls = _load(entries[name])
     check_options(signature_of(cls), options, 1, f"player {name!r}")
-    built_in = _BUILT_IN[resolved.family].get(name) == entries[name]
-    return cls(resolved if built_in else resolved.spec, **options)
+    return cls(resolved, **options)
 
 
 def _label(game: Any) -> str:

@@ -303,10 +303,10 @@ def test_bad_modules_and_attributes(bots_dir, tmp_path):
 def test_load_parses_the_game_once(monkeypatch, spec):
     """agents.load resolves the game at the entry and passes the Game down (it was parsed five
     times on one call before)."""
-    import agents.games as games
+    import dice_env.families as families
 
     calls = []
-    parse = games._parse
-    monkeypatch.setattr(games, "_parse", lambda game: calls.append(game) or parse(game))
+    parse = families.resolve_game
+    monkeypatch.setattr(families, "resolve_game", lambda game: calls.append(game) or parse(game))
     agents.load(spec, "dice_env/Penta-v0")
     assert calls == ["dice_env/Penta-v0"]

@@ -114,15 +114,16 @@ def evaluate_specs(parser: argparse.ArgumentParser, args: argparse.Namespace) ->
     import agents
     from agents.evaluation.any_policy import evaluate_players, regret_of_players
     from agents.evaluation.reports.benchmark import evaluation_line
-    from agents.games import SCORECARD, resolve
+    from agents.games import resolve
     from dice_env.io import atomic_write_text
 
     try:
         game = resolve(args.game)
     except ValueError as err:
         parser.error(f"argument --game: {err}")
-    specs = args.agent or (args.agents if game.family == SCORECARD
-                           else args.fivethousand_agents)
+    # the benchmark's player lists, by the family each option is for; others: every player
+    listed = {"scorecard": args.agents, "fivethousand": args.fivethousand_agents}
+    specs = args.agent or listed.get(game.family.name, sorted(game.family.players))
     players = {}
     for spec in specs:
         try:

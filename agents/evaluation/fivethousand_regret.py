@@ -104,6 +104,11 @@ class FiveThousandRegret(GapEstimate):
         """``(mean, low, high)`` of :meth:`classical`."""
         return mean_ci(self.classical())
 
+    @property
+    def value(self) -> float:
+        """The first entry of :meth:`estimate`."""
+        return self.estimate()[0]
+
     def estimate(self) -> tuple[float, float, float]:
         """The policy's win rate against the optimal player (two players) or its expected
         turns (solo), from the regret: ``(value, CI low, CI high)``."""

@@ -117,6 +117,12 @@ class GapEstimate:
         _, low, high = mean_ci(self.per_game)
         return low, high
 
+    @property
+    def value(self) -> float:
+        """The policy's expected result estimated from the regret (its expected score, or
+        its win probability against the optimal player)."""
+        raise NotImplementedError
+
 
 @dataclass
 class ScorecardRegret(GapEstimate):
@@ -180,6 +186,11 @@ class ScorecardRegret(GapEstimate):
     def expected_score(self) -> float:
         """The policy's expected final score estimated from the regret: ``V*(s0) - gap``."""
         return self.optimal_value - self.gap
+
+    @property
+    def value(self) -> float:
+        """:attr:`expected_score`."""
+        return self.expected_score
 
     def kind_gaps(self) -> dict[str, tuple[float, float, float]]:
         """Decision kind -> ``(mean points lost per game, CI low, CI high)``."""

@@ -19,7 +19,6 @@ from typing import Any
 import numpy as np
 
 from agents.games import (
-    FIVE_THOUSAND,
     Game,
     describe_spaces,
     games_with_spaces,
@@ -126,11 +125,20 @@ def _algorithm_of_model(model: Any) -> str:
 # -- the game's spaces ----------------------------------------------------------------------
 
 def _observation_adapter(game: Game, obs: tuple) -> Callable[[np.ndarray], np.ndarray] | None:
-    """For a scorecard model trained on the ``"bonus"`` observation (``obs`` its space key):
-    the function that extends the basic observations players are given; else None."""
-    if obs[0] != "Box" or len(obs[1]) != 1:
+    """The function that extends the observations players are given to those a model was
+    trained on (``obs`` its space key), by the family's ``observation_adapter`` hook; None
+    when the family has none or the observations need no change."""
+    if not game.family.has_hook("observation_adapter"):
         return None
-    if game.family == FIVE_THOUSAND:
+    return game.family.hook("observation_adapter")(game, obs)
+
+
+def bonus_observation_adapter(game: Game, obs: tuple
+                              ) -> Callable[[np.ndarray], np.ndarray] | None:
+    """For a scorecard model trained on the ``"bonus"`` observation (``obs`` its space key):
+    the function that extends the basic observations players are given; else None (the
+    scorecard family's ``observation_adapter`` hook)."""
+    if obs[0] != "Box" or len(obs[1]) != 1:
         return None
     from dice_env.scorecard.observation import observation_size, with_bonus_features
 

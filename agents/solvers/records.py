@@ -2,7 +2,8 @@
 
 :func:`solve_record` returns the JSON record of one game (the line ``dice-env solve GAME --json``
 prints, less ``wall_seconds``, which the command adds), :func:`describe` its human-readable
-lines.  Every scorecard preset and ``"fivethousand"`` can be solved (:func:`solvable_games`).
+lines.  Every game whose family has a solver can be solved (:func:`solvable_games`): every
+scorecard preset, ``"fivethousand"``, ...
 
 Record fields: ``game``, ``expected_score``, ``seconds`` (wall time spent getting the table:
 building the rule tables, loading -- or the first time compiling -- the numba kernels and the
@@ -10,73 +11,24 @@ DP; or reading the cache), ``peak_mb`` (peak resident memory of the process), ``
 (``solved`` / ``cache``), ``cache_path``, ``threads``; after a solve the breakdown
 ``prepare_seconds``, ``compile_seconds``, ``dp_seconds`` and ``states``; from the cache
 ``solved_seconds`` (how long the stored solve took) and ``solved_at`` (when: the local time the
-cached table was written).  5000's record is :func:`~agents.solvers.fivethousand_vi.
-solve_fivethousand_summary`'s.
+cached table was written).  Each family writes its own records (its ``solve_record`` hook):
+5000's is :func:`~agents.solvers.fivethousand_vi.solve_fivethousand_summary`'s.
 """
 
 from __future__ import annotations
 
 import os
-import time
-from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
-FIVE_THOUSAND = "fivethousand"
+from agents.families import AgentFamily, families
 
 
-def solve_scorecard_record(game: str, *, cache_dir: str | os.PathLike | None = None,
-                           use_cache: bool = True, force: bool = False,
-                           threads: int | None = None, progress: bool = False) -> dict:
-    """Solve (or load) one scorecard preset; its record (see the module docstring)."""
-    import numba
-
-    from agents.solvers.cache import peak_memory_mb
-    from agents.solvers.scorecard_dp import load_or_solve_scorecard
-
-    if threads:
-        numba.set_num_threads(threads)
-    t0 = time.perf_counter()
-    sol = load_or_solve_scorecard(game, cache_dir=cache_dir, use_cache=use_cache, force=force,
-                                  progress=progress)
-    elapsed = time.perf_counter() - t0
-    record = {
-        "game": game,
-        "expected_score": round(sol.expected_score, 6),
-        "seconds": round(elapsed, 3),
-        "peak_mb": round(peak_memory_mb(), 1),
-        "source": sol.source,
-        "cache_path": str(sol.cache_path) if sol.cache_path else None,
-        "threads": numba.get_num_threads(),
-    }
-    if sol.source == "cache":
-        record["solved_seconds"] = round(sol.seconds, 3)
-    else:
-        t = sol.timings
-        record.update(prepare_seconds=round(t["prepare"], 3),
-                      compile_seconds=round(t["compile"], 3),
-                      dp_seconds=round(t["layers"], 3), states=t["states"])
-    return record
-
-
-def solve_fivethousand_record(game: str = FIVE_THOUSAND, *,
-                              cache_dir: str | os.PathLike | None = None, use_cache: bool = True,
-                              force: bool = False, threads: int | None = None,
-                              progress: bool = False) -> dict:
-    """Two-player win probability and solo fewest turns of 5000 (both solves, cached)."""
-    from agents.solvers.fivethousand_vi import solve_fivethousand_summary
-
-    return solve_fivethousand_summary(cache_dir=cache_dir, force=force, use_cache=use_cache,
-                                      threads=threads or None, progress=progress)
-
-
-def solvers() -> dict[str, Callable[..., dict]]:
-    """Game name -> the function returning its record.  Each game family adds its games."""
-    from dice_env.scorecard.rules import PRESETS
-
-    table: dict[str, Callable[..., dict]] = {name: solve_scorecard_record for name in PRESETS}
-    table[FIVE_THOUSAND] = solve_fivethousand_record
-    return table
+def solvers() -> dict[str, AgentFamily]:
+    """Game name -> its family, for every game a family can solve (the family's hooks
+    ``solvable_games``, ``solve_record`` and ``describe_solve``)."""
+    return {name: fam for fam in families() if fam.has_hook("solve_record")
+            for name in fam.hook("solvable_games")()}
 
 
 def solvable_games() -> list[str]:
@@ -93,8 +45,9 @@ def solve_record(game: str, *, cache_dir: str | os.PathLike | None = None,
     Raises:
         KeyError: a game that is not solvable.
     """
-    record = solvers()[game](game, cache_dir=cache_dir, use_cache=use_cache, force=force,
-                             threads=threads, progress=progress)
+    record = solvers()[game].hook("solve_record")(
+        game, cache_dir=cache_dir, use_cache=use_cache, force=force, threads=threads,
+        progress=progress)
     if record["source"] == "cache":
         record["solved_at"] = solved_at(record.get("cache_paths") or [record["cache_path"]])
     return record
@@ -113,24 +66,5 @@ def solved_at(paths: list[str]) -> str | None:
 
 
 def describe(record: dict) -> str:
-    """The human-readable lines of one record."""
-    if record["game"] == FIVE_THOUSAND:
-        from agents.solvers.fivethousand_vi import describe_fivethousand
-
-        return describe_fivethousand(record)
-    lines = [f"{record['game']}: optimal expected score {record['expected_score']:.4f}"]
-    if record["source"] == "cache":
-        when = f"on {record['solved_at']}, " if record.get("solved_at") else ""
-        lines.append(f"  not solved in this run: loaded in {record['seconds']:.2f} s from the "
-                     f"cache, solved earlier ({when}in {record['solved_seconds']:.2f} s; "
-                     "--force to solve it again)")
-    else:
-        lines.append(
-            f"  solved now, in {record['seconds']:.2f} s: tables "
-            f"{record['prepare_seconds']:.2f} s, numba kernels {record['compile_seconds']:.2f} s, "
-            f"DP {record['dp_seconds']:.2f} s over {record['states']:,} states on "
-            f"{record['threads']} thread(s)")
-    lines.append(f"  peak memory {record['peak_mb']:.0f} MB")
-    if record.get("cache_path"):
-        lines.append(f"  table: {record['cache_path']}")
-    return "\n".join(lines)
+    """The human-readable lines of one record (its family's ``describe_solve`` hook)."""
+    return solvers()[record["game"]].hook("describe_solve")(record)

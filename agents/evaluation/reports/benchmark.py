@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from agents.evaluation.benchmark import CHECK_PAIRS
-from agents.games import is_fivethousand
+from agents.games import is_won
 from dice_env.io import atomic_write_figure
 
 COLUMNS = ["game", "agent", "opponent", "games", "mean", "std", "sem", "win_rate",
@@ -71,7 +71,7 @@ def benchmark_markdown(rows: Sequence[dict], command: str, optimal_values: Mappi
     for game in dict.fromkeys(r["game"] for r in rows):
         game_rows = [r for r in rows if r["game"] == game]
         lines += [f"## {game.replace(' 2p', ': two players, head to head')}", ""]
-        if is_fivethousand(game):
+        if is_won(game):
             lines += ["Two players, seat-balanced win rate of the agent against the opponent "
                       "(95 % CI).", "", "| agent | opponent | games | win rate | 95 % CI |",
                       "|---|---|---:|---:|---:|"]
@@ -118,7 +118,7 @@ def beats_optimum_notes(game: str, rows: Sequence[Mapping], n_rows: int) -> list
         return []
     who = ", ".join(dict.fromkeys(names))
     what = ("wins more than half of its games against the optimal player"
-            if is_fivethousand(game) else "scores above the optimal player")
+            if is_won(game) else "scores above the optimal player")
     regret = (f"`dice-env evaluate --agent {names[0]} --game {game} --regret`, and "
               "`results/regret.md` for every player")
     return [f"† {who} {what} on these games, and the 95 % CI excludes a tie. That is the "

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from agents.games import is_fivethousand
+from agents.games import is_won
 
 __all__ = ["curves_by_game", "learned_value_points", "learning_curves_figure"]
 
@@ -68,7 +68,7 @@ def learning_curves_figure(curves: Mapping[str, Curve], optimal: Mapping[str, fl
         if game in learned:
             minutes, value = learned[game]
             axes[1, col].plot([minutes], [value], marker="*", ms=12, ls="none", color="C3",
-                              label="learned value" + (" vs optimal" if is_fivethousand(game)
+                              label="learned value" + (" vs optimal" if is_won(game)
                                                        else ""))
         for row, xlabel in enumerate(("training env steps (millions)",
                                       "training wall-clock (minutes)")):

@@ -11,7 +11,7 @@ import statistics
 from collections.abc import Callable, Mapping, Sequence
 
 from agents.evaluation.game_sets import REPORT_SEED, SELECTION_SEED
-from agents.games import is_fivethousand
+from agents.games import resolve
 
 __all__ = ["gap_cell", "learned_value_markdown", "median_row", "median_seed", "ppo_recipe_markdown",
            "ppo_seeds_markdown", "recipe_lines", "seed_lines"]
@@ -33,7 +33,7 @@ def seed_lines(game: str, rows: Sequence[dict], extra: Callable[[dict], list[str
     unit, expected score or win rate, the ``extra`` cells, a ✓ on the median seed) and the
     mean (range) row."""
     median = median_seed(rows)
-    digits = 4 if is_fivethousand(game) else 2
+    digits = resolve(game).family.digits
     lines = []
     for r in rows:
         cells = " | ".join(extra(r))
@@ -91,7 +91,7 @@ def recipe_lines(game: str, rows: Sequence[dict]) -> list[str]:
     on the report games when measured, the report games' expected score or win rate, a ✓ on
     the median seed, chosen on the selection games) and the mean (range) row."""
     median = median_seed(rows)
-    digits = 4 if is_fivethousand(game) else 2
+    digits = resolve(game).family.digits
     lines = []
     for r in rows:
         rep = r.get("report")

@@ -19,5 +19,3 @@ torch and stable-baselines3 load with the submodules.
 
 #: the module prefix a saved model's policy class has (how a model file is recognised)
 MODULE_PREFIX = "agents.policies.structured."
-#: the game families with a structured network (``family`` of the policy and its network)
-FAMILIES = ("scorecard", "fivethousand")

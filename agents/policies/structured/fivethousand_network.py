@@ -28,14 +28,14 @@ from typing import Any
 import torch
 from torch import nn
 
-from agents.games import is_fivethousand
 from agents.policies.structured.fivethousand_features import FiveThousandActionFeatures
 from agents.policies.structured.heads import ActionHead, mlp, network_options
 from agents.policies.structured.prepared import Listed, Prepared
+from dice_env.fivethousand.family import FAMILY, NAMES
 from dice_env.fivethousand.observation import num_players_of
 from dice_env.fivethousand.rules import FiveThousandRules, coerce_rules
 
-__all__ = ["FIVETHOUSAND_DEFAULTS", "FiveThousandHeads", "fivethousand_rules_of"]
+__all__ = ["FIVETHOUSAND_DEFAULTS", "FiveThousandHeads", "fivethousand_rules_of", "rules_spec"]
 
 #: the options of the 5000 network and their defaults (a config's ``policy_kwargs`` override
 #: them): hidden sizes of the state trunk, of the action head and of the value MLP; the action
@@ -49,7 +49,7 @@ FIVETHOUSAND_DEFAULTS: dict = {"state_hidden": [128], "action_hidden": [32],
 def fivethousand_rules_of(spec: str | dict | FiveThousandRules | None) -> FiveThousandRules:
     """The rules a 5000 ``rules`` policy argument names: ``"fivethousand"`` (or ``None``: the
     standard game), a ``FiveThousandRules.knobs()`` dict, or the rules."""
-    if isinstance(spec, str) and not is_fivethousand(spec):
+    if isinstance(spec, str) and FAMILY.parse(spec) is None:
         raise ValueError(f"unknown 5000 rules {spec!r}: give 'fivethousand' or a dict of knobs "
                          f"such as {FiveThousandRules().knobs()}")
     return coerce_rules(spec)
@@ -103,3 +103,14 @@ class FiveThousandHeads(nn.Module):
     def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """``(forward_actor(obs), forward_critic(obs))``."""
         return self.forward_actor(obs), self.forward_critic(obs)
+
+
+def rules_spec(env_id: str, rule_kwargs: dict) -> str | dict:
+    """What a structured policy of 5000 saves as its ``rules``: ``"fivethousand"`` or, with
+    knobs (``target``, ``entry``, ``choose_scoring_dice``, ``rules``) in ``rule_kwargs``, their
+    knobs."""
+    from dice_env.fivethousand.base import make_rules
+
+    knobs = {k: rule_kwargs.get(k) for k in ("target", "entry", "choose_scoring_dice")}
+    rules = make_rules(rule_kwargs.get("rules"), **knobs)
+    return NAMES[0] if rules == type(rules)() else rules.knobs()

@@ -32,15 +32,16 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents.policies.structured import FAMILIES
+from agents.families import families as all_families
+from agents.families import family as family_named
+from agents.families import names as family_names
 from agents.policies.structured.features import ScorecardActionFeatures
-from agents.policies.structured.fivethousand_network import FIVETHOUSAND_DEFAULTS, FiveThousandHeads
 from agents.policies.structured.heads import ActionHead, mlp, network_options
 from agents.policies.structured.prepared import Listed, Prepared
 from dice_env.dice import N_HOLDS
 from dice_env.scorecard.rules import Rules, coerce_rules
 
-__all__ = ["DEFAULTS", "FAMILIES", "MASKED_LOGIT", "StructuredActorCritic", "StructuredHeads",
+__all__ = ["DEFAULTS", "MASKED_LOGIT", "StructuredActorCritic", "StructuredHeads",
            "build_heads", "defaults_of", "init_weights"]
 
 #: the logit of a masked action (sb3-contrib's MaskableCategorical uses the same)
@@ -54,30 +55,44 @@ DEFAULTS: dict = {"state_hidden": [256], "action_hidden": [32], "value_hidden": 
                   "action_activation": "relu", "linear_term": False, "reroll_features": True}
 
 
-def _check_family(family: str) -> None:
-    if family not in FAMILIES:
+def _structured_family(family: str) -> Any:
+    """The :class:`~agents.families.AgentFamily` ``family``, if it has a structured network."""
+    fam = family_named(family) if family in family_names() else None
+    if fam is None or not fam.has_hook("structured_heads"):
         raise ValueError(f"unknown game family {family!r} of the structured policy; known: "
-                         f"{list(FAMILIES)}")
+                         f"{list(structured_families())}")
+    return fam
+
+
+def structured_families() -> list[str]:
+    """The game families with a structured network (a ``structured_heads`` hook)."""
+    return [f.name for f in all_families() if f.has_hook("structured_heads")]
 
 
 def defaults_of(family: str) -> dict:
-    """The options of a family's structured network and their defaults: :data:`DEFAULTS`
-    (the scorecard games) or :data:`~.fivethousand_network.FIVETHOUSAND_DEFAULTS` (5000)."""
-    _check_family(family)
-    if family == "fivethousand":
-        return FIVETHOUSAND_DEFAULTS
-    return DEFAULTS
+    """The options of a family's structured network and their defaults (its
+    ``structured_defaults`` hook: :data:`DEFAULTS` for the scorecard games,
+    :data:`~.fivethousand_network.FIVETHOUSAND_DEFAULTS` for 5000)."""
+    return _structured_family(family).hook("structured_defaults")
 
 
 def build_heads(family: str, n_obs: int, rules: Any, **options: Any) -> nn.Module:
-    """The structured network's body (SB3's ``mlp_extractor``) of a game family:
-    :class:`StructuredHeads` for ``"scorecard"`` (``rules`` a preset name, knobs dict or
-    ``Rules``), :class:`~.fivethousand_network.FiveThousandHeads` for ``"fivethousand"``
-    (``rules`` ``"fivethousand"``, a knobs dict or ``FiveThousandRules``)."""
-    _check_family(family)
-    if family == "fivethousand":
-        return FiveThousandHeads(n_obs, rules, **options)
-    return StructuredHeads(n_obs, rules, **options)
+    """The structured network's body (SB3's ``mlp_extractor``) of a game family, by its
+    ``structured_heads`` hook: :class:`StructuredHeads` for ``"scorecard"`` (``rules`` a preset
+    name, knobs dict or ``Rules``), :class:`~.fivethousand_network.FiveThousandHeads` for
+    ``"fivethousand"`` (``rules`` ``"fivethousand"``, a knobs dict or ``FiveThousandRules``)."""
+    return _structured_family(family).hook("structured_heads")(n_obs, rules, **options)
+
+
+def rules_spec(env_id: str, rule_kwargs: dict) -> Any:
+    """What a structured policy of a scorecard game saves as its ``rules``: the preset name of
+    ``env_id`` or, with rule overrides (``rule_kwargs``: the env kwargs that are no env
+    option), the rules' knobs."""
+    from dice_env import SCORECARD_IDS
+    from dice_env.scorecard.rules import get_rules
+
+    preset = SCORECARD_IDS[env_id]
+    return get_rules(preset, **rule_kwargs).knobs() if rule_kwargs else preset
 
 
 class StructuredHeads(nn.Module):

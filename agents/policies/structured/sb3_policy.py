@@ -69,6 +69,4 @@ class StructuredMaskablePolicy(MaskableActorCriticPolicy):
     def _get_constructor_parameters(self) -> dict[str, Any]:
         data = super()._get_constructor_parameters()
         data.pop("net_arch", None)
-        # a scorecard model saves no family (the default), as before 5000 had one
-        family = {} if self.family == "scorecard" else {"family": self.family}
-        return {**data, "rules": self.rules, **family, **self.options}
+        return {**data, "rules": self.rules, "family": self.family, **self.options}

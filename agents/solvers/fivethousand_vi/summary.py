@@ -96,3 +96,17 @@ def describe_fivethousand(record: dict) -> str:
     for path in record.get("cache_paths", []):
         lines.append(f"  table: {path}")
     return "\n".join(lines)
+
+
+def solvable_games() -> list[str]:
+    """The name ``dice-env solve`` takes for 5000 (both its games are solved at once)."""
+    return ["fivethousand"]
+
+
+def solve_record(game: str = "fivethousand", *, cache_dir: str | os.PathLike | None = None,
+                 use_cache: bool = True, force: bool = False, threads: int | None = None,
+                 progress: bool = False) -> dict:
+    """Two-player win probability and solo fewest turns of 5000 (both solves, cached): the
+    5000 family's ``solve_record`` hook."""
+    return solve_fivethousand_summary(cache_dir=cache_dir, force=force, use_cache=use_cache,
+                                      threads=threads or None, progress=progress)

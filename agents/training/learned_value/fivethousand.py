@@ -46,6 +46,7 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
@@ -64,7 +65,7 @@ from dice_env.fivethousand.rules import FiveThousandRules
 from dice_env.io import atomic_write_bytes
 
 __all__ = ["NTrainConfig", "NTrainResult", "TrainConfig", "TrainResult", "load_n_checkpoint",
-           "n_curve_columns", "sample_states", "train", "train_n", "write_n_outputs",
+           "n_curve_columns", "sample_states", "train", "train_n", "train_seed", "write_n_outputs",
            "write_outputs"]
 
 CURVE_COLUMNS = ("iteration", "phase", "states_solved", "seconds", "bellman_residual",
@@ -536,3 +537,14 @@ def train_n(config: NTrainConfig, checkpoint: str | Path | None = None, resume: 
 def write_n_outputs(result: NTrainResult, model_path: str | Path) -> dict[str, Path]:
     """Write an N-player model and, next to it, its learning curve (as :func:`write_outputs`)."""
     return write_model_and_curve(result, model_path, n_curve_columns(result.model.num_players))
+
+
+def train_seed(game: Any, seed: int, minutes: float, folder: str | Path, **options: Any) -> Path:
+    """Train one seed of two-player 5000 for ``minutes`` into ``folder/model.pt`` (and its
+    curve), with fields of :class:`TrainConfig` in ``options``; returns the model's path (the
+    family's ``train_learned_value`` hook, for the seed studies)."""
+    config = TrainConfig(seed=seed, minutes=minutes, progress=False, **options)
+    result = train(config)
+    paths = write_outputs(result, Path(folder) / "model.pt")
+    print(f"trained 5000 seed {seed} in {result.seconds:.0f} s; model {paths['model']}")
+    return paths["model"]

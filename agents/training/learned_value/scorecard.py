@@ -21,6 +21,7 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
@@ -41,7 +42,7 @@ CURVE_COLUMNS = ("pass", "layer", "states", "steps", "games", "states_solved", "
                  "solve_seconds", "fit_seconds", "mean_value", "train_rmse", "val_rmse",
                  "mean_score", "score_se", "predicted_score")
 
-__all__ = ["TrainConfig", "TrainResult", "sample_states", "train", "write_outputs"]
+__all__ = ["TrainConfig", "TrainResult", "sample_states", "train", "train_seed", "write_outputs"]
 
 #: How many dice of its face a filled upper box holds, in the synthetic states (0..5).
 UPPER_COUNT_PROBS = (0.06, 0.10, 0.22, 0.34, 0.20, 0.08)
@@ -474,3 +475,15 @@ def write_outputs(result: TrainResult, model_path: str | Path) -> dict[str, Path
     Returns the paths written: ``model``, ``curve_json``, ``curve_csv``.
     """
     return write_model_and_curve(result, model_path, CURVE_COLUMNS)
+
+
+def train_seed(game: Any, seed: int, minutes: float, folder: str | Path, **options: Any) -> Path:
+    """Train one seed for ``minutes`` into ``folder/model.pt`` (and its curve), with fields of
+    :class:`TrainConfig` in ``options``; returns the model's path (the family's
+    ``train_learned_value`` hook, for the seed studies)."""
+    config = TrainConfig(game=getattr(game, "spec", game), seed=seed, max_minutes=minutes,
+                         progress=False, **options)
+    result = train(config)
+    paths = write_outputs(result, Path(folder) / "model.pt")
+    print(f"trained {config.game} seed {seed} in {result.seconds:.0f} s; model {paths['model']}")
+    return paths["model"]

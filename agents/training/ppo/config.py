@@ -125,9 +125,9 @@ def _player_ok(value: Any) -> bool:
 
 
 def _env_id_ok(value: Any) -> bool:
-    from dice_env import FIVE_THOUSAND_IDS, SCORECARD_IDS
+    from agents.families import families
 
-    return value in SCORECARD_IDS or value in FIVE_THOUSAND_IDS
+    return isinstance(value, str) and any(value in f.env_ids() for f in families())
 
 
 _POSITIVE = _number("a positive number", lambda v: v > 0)
@@ -217,11 +217,13 @@ def check_config(config: dict) -> None:
         if not entry.ok(value):
             raise ValueError(f"{key} must be {entry.what}, got {value!r}")
     family = config.get("family", "scorecard")
-    from dice_env import FIVE_THOUSAND_IDS
+    if "env_id" in config:
+        from agents.games import resolve
 
-    if "env_id" in config and (config["env_id"] in FIVE_THOUSAND_IDS) != (family == "fivethousand"):
-        raise ValueError(f"env_id {config['env_id']} is not a game of family {family!r} (set "
-                         "\"family\" to \"fivethousand\" for 5000, \"scorecard\" otherwise)")
+        actual = resolve(config["env_id"]).family.name
+        if actual != family:
+            raise ValueError(f"env_id {config['env_id']} is not a game of family {family!r} "
+                             f"(set \"family\" to \"{actual}\")")
     policy_name(config)
     check_policy_kwargs(config)
 
@@ -289,12 +291,13 @@ def policy_name(config: dict) -> str:
     if name not in POLICIES:
         raise ValueError(f"unknown policy {name!r}; known: {list(POLICIES)}")
     if name == "structured":
-        from agents.policies.structured import FAMILIES  # (no torch imported)
+        from agents.families import families  # (no torch imported)
 
         family = config.get("family", "scorecard")
-        if family not in FAMILIES:
+        known = [f.name for f in families() if f.has_hook("structured_heads")]
+        if family not in known:
             raise ValueError(f"the structured policy is built for the families "
-                             f"{list(FAMILIES)}, not {family!r}")
+                             f"{known}, not {family!r}")
     return name
 
 
@@ -308,8 +311,8 @@ def structured_policy_kwargs(config: dict) -> dict:
     (``target``, ``entry``, ``choose_scoring_dice``, ``rules``) in ``env_kwargs``, their
     knobs.  ``ValueError`` for an unknown option or an ``env_id`` of another family.
     """
+    from agents.families import family as family_named
     from agents.policies.structured.network import defaults_of
-    from dice_env import FIVE_THOUSAND_IDS, SCORECARD_IDS
 
     family = config.get("family", "scorecard")
     defaults = defaults_of(family)
@@ -318,22 +321,13 @@ def structured_policy_kwargs(config: dict) -> dict:
     if unknown:
         raise ValueError(f"unknown policy_kwargs {unknown} of the structured policy "
                          f"({family}); known: {sorted(defaults)}")
-    ids = FIVE_THOUSAND_IDS if family == "fivethousand" else SCORECARD_IDS
+    ids = family_named(family).env_ids()
     if config["env_id"] not in ids:
+        from agents.games import resolve
+
         raise ValueError(f"the structured policy of family {family!r} plays {sorted(ids)}, not "
-                         f"{config['env_id']} (the scorecard games are {sorted(SCORECARD_IDS)}, "
-                         f"5000 is {sorted(FIVE_THOUSAND_IDS)})")
+                         f"{config['env_id']} (one of {resolve(config['env_id']).family.title})")
     env_kwargs = config.get("env_kwargs", {})
-    if family == "fivethousand":
-        from dice_env.fivethousand.base import make_rules
-
-        knobs = {k: env_kwargs.get(k) for k in ("target", "entry", "choose_scoring_dice")}
-        rules = make_rules(env_kwargs.get("rules"), **knobs)
-        spec = "fivethousand" if rules == type(rules)() else rules.knobs()
-        return {**options, "rules": spec, "family": family}
-    from dice_env.scorecard.rules import get_rules
-
-    preset = SCORECARD_IDS[config["env_id"]]
-    overrides = {k: v for k, v in env_kwargs.items() if k not in _ENV_OPTIONS}
-    rules = get_rules(preset, **overrides).knobs() if overrides else preset
-    return {**options, "rules": rules}
+    rule_kwargs = {k: v for k, v in env_kwargs.items() if k not in _ENV_OPTIONS}
+    rules = family_named(family).hook("structured_rules")(config["env_id"], rule_kwargs)
+    return {**options, "rules": rules, "family": family}

@@ -15,7 +15,7 @@ import json
 from pathlib import Path
 
 from agents.evaluation.reports.seeds import learned_value_markdown, median_seed
-from agents.games import is_fivethousand
+from agents.games import resolve
 from agents.training.studies.measure import measure_agent
 from dice_env.io import atomic_write_bytes, atomic_write_text
 
@@ -40,20 +40,9 @@ def run_dir(game: str, seed: int, runs: Path = Path("runs")) -> Path:
 def train_seed(game: str, seed: int, folder: Path) -> Path:
     """Train seed ``seed`` of ``game`` with :data:`TRAIN_OPTIONS` into ``folder/model.pt`` (and
     its curve); returns the model's path."""
-    options = TRAIN_OPTIONS.get(game, {})
-    if is_fivethousand(game):
-        from agents.training.learned_value import fivethousand as trainer
-
-        config = trainer.TrainConfig(seed=seed, minutes=MINUTES, progress=False, **options)
-    else:
-        from agents.training.learned_value import scorecard as trainer  # type: ignore[no-redef]
-
-        config = trainer.TrainConfig(game=game, seed=seed, max_minutes=MINUTES, progress=False,
-                                     **options)
-    result = trainer.train(config)
-    paths = trainer.write_outputs(result, Path(folder) / "model.pt")
-    print(f"trained {game} seed {seed} in {result.seconds:.0f} s; model {paths['model']}")
-    return paths["model"]
+    g = resolve(game)
+    return g.family.hook("train_learned_value")(g, seed, MINUTES, folder,
+                                                **TRAIN_OPTIONS.get(game, {}))
 
 
 def measure(game: str, model: Path, games: int) -> dict:
@@ -89,7 +78,7 @@ def run_seeds(games: list[str], seeds: list[int], eval_games: int, train: bool =
                     print(f"no run {model}; skipping (train it or drop --no-train)")
                     continue
                 train_seed(game, seed, model.parent)
-            n = eval_games * (2 if is_fivethousand(game) else 1)
+            n = eval_games * resolve(game).family.seats_per_seed
             r = {"seed": seed, **measure(game, model, n), "seconds": train_seconds(model)}
             print(f"{game} seed {seed}: gap {r['gap']:.5g} [{r['ci'][0]:.5g}, {r['ci'][1]:.5g}]"
                   f" {r['unit']}", flush=True)

@@ -4,23 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from agents.games import is_fivethousand
+from agents.games import resolve
 
 __all__ = ["measure_agent"]
 
 
 def measure_agent(agent: Any, game: str, games: int, seed: int = 0) -> dict:
     """The exact gap of a player: ``gap``, ``ci``, ``unit`` and ``value`` (its expected score,
-    or for 5000 its seat-balanced win probability against the optimal player).
-
-    Scorecard games: the exact per-decision regret (``optimality_gap``, ``games`` games of
-    evaluation ``seed``), in points; ``"fivethousand"``: ``fivethousand_gap`` against the
-    optimal player (``games`` matches of ``seed``)."""
-    from agents.evaluation import fivethousand_gap, optimality_gap
-
-    if is_fivethousand(game):
-        r = fivethousand_gap(agent, games=games, seed=seed)
-        return {"gap": r.gap, "ci": list(r.ci), "unit": "win probability",
-                "value": r.estimate()[0]}
-    r = optimality_gap(agent, game, games=games, seed=seed, paired=False)
-    return {"gap": r.gap, "ci": list(r.ci), "unit": "points", "value": r.expected_score}
+    or in a game that is won its win probability against the optimal player), by the game
+    family's ``regret`` hook: ``games`` games (5000: matches) of evaluation ``seed``."""
+    g = resolve(game)
+    r = g.family.hook("regret")(agent, g, games, seed, progress=False, paired=False)
+    return {"gap": r.gap, "ci": list(r.ci), "unit": g.family.unit, "value": r.value}

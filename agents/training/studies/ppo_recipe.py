@@ -30,7 +30,7 @@ from pathlib import Path
 
 from agents.evaluation.game_sets import REPORT_SEED, SELECTION_SEED
 from agents.evaluation.reports.seeds import median_row, ppo_recipe_markdown
-from agents.games import is_fivethousand
+from agents.games import resolve
 from agents.training.ppo.stages import run_stages, stage_dir
 from agents.training.studies.measure import measure_agent
 from dice_env.io import atomic_write_bytes, atomic_write_text
@@ -60,7 +60,7 @@ def curve_rows(curve: Path) -> list[dict]:
 
 def eval_count(game: str, eval_games: int) -> int:
     """The games of one measurement: ``eval_games``, twice as many for 5000 (matches)."""
-    return eval_games * (2 if is_fivethousand(game) else 1)
+    return eval_games * resolve(game).family.seats_per_seed
 
 
 def _sha256(path: Path) -> str:

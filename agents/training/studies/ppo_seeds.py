@@ -15,7 +15,7 @@ import json
 from pathlib import Path
 
 from agents.evaluation.reports.seeds import ppo_seeds_markdown
-from agents.games import is_fivethousand
+from agents.games import resolve
 from agents.training.studies.ablations import config_run_dir, train_run
 from agents.training.studies.measure import measure_agent
 from dice_env.io import atomic_write_text
@@ -52,7 +52,7 @@ def run_seed(game: str, seed: int, timesteps: int, eval_games: int, root: Path,
     if trained is None:
         return None
     summary, seconds = trained
-    n = eval_games * (2 if is_fivethousand(game) else 1)
+    n = eval_games * resolve(game).family.seats_per_seed
     r = {"seed": seed, "timesteps": summary["timesteps"], "eval_games": eval_games,
          **measure_agent(SB3Agent(game, model_path=run_dir / "final.zip"), game, n),
          "train_seconds": seconds, "steps_per_second": summary["timesteps"] / max(seconds, 1e-9)}
