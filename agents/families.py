@@ -161,6 +161,7 @@ class AgentFamily(GameFamily):
 BUILT_IN = {
     "scorecard": "agents.scorecard.family:FAMILY",
     "fivethousand": "agents.fivethousand.family:FAMILY",
+    "pig": "agents.pig.family:FAMILY",
 }
 
 _FAMILIES: dict[str, AgentFamily] = {}

@@ -21,12 +21,16 @@ SCORECARD_IDS = {
     "dice_env/YahtzeeOfficial-v0": "yahtzee-official",
     "dice_env/YahtzeeFreeJoker-v0": "yahtzee-free-joker",
     "dice_env/YahtzeeNoBonus-v0": "yahtzee-no-bonus",
+    "dice_env/Yatzy-v0": "yatzy",
+    "dice_env/Yacht-v0": "yacht",
 }
 
 #: Gymnasium id -> scorecard preset of the multi-player matches (one agent against bots).
 SCORECARD_MATCH_IDS = {
     "dice_env/PentaMatch-v0": "penta",
     "dice_env/DicePokerMatch-v0": "dice-poker",
+    "dice_env/YatzyMatch-v0": "yatzy",
+    "dice_env/YachtMatch-v0": "yacht",
 }
 
 #: Gymnasium id -> entry point of the 5000 environments.
@@ -42,27 +46,6 @@ FIVE_THOUSAND_VECTOR_ENTRY_POINTS = {
 }
 
 
-def _register_all() -> None:
-    for env_id, game in SCORECARD_IDS.items():
-        if env_id not in gymnasium.registry:
-            gymnasium.register(
-                id=env_id,
-                entry_point="dice_env.scorecard.env:ScorecardEnv",
-                vector_entry_point="dice_env.scorecard.vector:ScorecardVectorEnv",
-                kwargs={"game": game},
-            )
-    for env_id, game in SCORECARD_MATCH_IDS.items():
-        if env_id not in gymnasium.registry:
-            gymnasium.register(
-                id=env_id,
-                entry_point="dice_env.scorecard.match.env:ScorecardMatchEnv",
-                vector_entry_point="dice_env.scorecard.match.vector:ScorecardMatchVectorEnv",
-                kwargs={"game": game},
-            )
-    for env_id, entry_point in FIVE_THOUSAND_IDS.items():
-        if env_id not in gymnasium.registry:
-            gymnasium.register(id=env_id, entry_point=entry_point,
-                               vector_entry_point=FIVE_THOUSAND_VECTOR_ENTRY_POINTS[env_id])
+from dice_env.families import register_built_in  # noqa: E402  (after the tables above)
 
-
-_register_all()
+register_built_in()

@@ -32,6 +32,7 @@ __all__ = ["BUILT_IN", "GameFamily", "GameRef", "families", "family", "known_gam
 BUILT_IN = (
     "dice_env.scorecard.family:FAMILY",
     "dice_env.fivethousand.family:FAMILY",
+    "dice_env.pig.family:FAMILY",
 )
 
 

@@ -1,0 +1,1 @@
+"""Players of Pig: the exact optimum (two players) and the hold-at bots."""
