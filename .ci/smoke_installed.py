@@ -130,6 +130,15 @@ def every_player_plays() -> None:
         agent = agents.make("learned-value", "fivethousand", num_players=3)
         play_one(agent, gym.make("dice_env/FiveThousand-v0", num_players=3,
                                  opponents=["heuristic", "threshold"]))
+    from agents.games import resolve
+    from dice_env.families import families
+
+    for game in [g for family in families() for g in family.games()]:  # every registered game
+        for name in ("heuristic", "optimal"):
+            with check(f"agents.make({name!r}, {game!r}) plays a game"):
+                agent = agents.make(name, game)
+                agent.seed(0)
+                play_one(agent, resolve(game).make_env())
     with check("a model that is not there: a clear error naming the path"):
         try:
             agents.make("ppo", "penta", model_path="nowhere/penta.zip")
@@ -152,6 +161,9 @@ def commands() -> None:
     with check("dice-env solve penta --json"):
         record = json.loads(run("solve", "penta", "--json").strip().splitlines()[-1])
         assert abs(record["expected_score"] - 254.4848) < 1e-3, record  # results/optimal.md
+    with check("dice-env solve pig --json: 0.5306 (Neller & Presser)"):
+        record = json.loads(run("solve", "pig", "--json").strip().splitlines()[-1])
+        assert round(record["first_player_win_probability"], 4) == 0.5306, record
     with check("dice-env evaluate --agent ppo --game penta --regret --games 200"):
         out = run("evaluate", "--agent", "ppo", "--game", "penta", "--regret", "--games", "200")
         assert "gap" in out.lower(), out

@@ -115,6 +115,8 @@ def observation_cases():
             yield env_id, "basic", 4
         elif env_id == "dice_env/FiveThousand-v0":
             yield env_id, "basic", 5
+        elif kind == "pig":
+            yield env_id, "basic", 4
 
 
 @pytest.mark.parametrize(("env_id", "observation", "num_players"), list(observation_cases()))
@@ -174,7 +176,8 @@ def test_every_argument_is_described(target, path, body):
 def test_the_pettingzoo_page_describes_both_aec_envs():
     targets = [t for t, path, _ in argument_pages() if path.name == "pettingzoo.md"]
     assert targets == ["dice_env.scorecard.aec:ScorecardAECEnv",
-                       "dice_env.fivethousand.aec:FiveThousandAECEnv"]
+                       "dice_env.fivethousand.aec:FiveThousandAECEnv",
+                       "dice_env.pig.aec:PigAECEnv"]
 
 
 def test_the_arguments_table_gives_the_registered_and_signature_defaults():
@@ -189,7 +192,7 @@ def test_the_action_table_names_every_box():
     for env_id in T.env_ids():
         rows = T.action_rows(env_id)
         n = gym.make(env_id).action_space.n
-        if T.family(env_id) == "fivethousand":
+        if T.family(env_id) in ("fivethousand", "pig"):
             assert [a for a, _ in rows] == [str(a) for a in range(n)]
             continue
         labels = T.make(env_id).rules.labels

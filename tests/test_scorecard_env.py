@@ -166,7 +166,7 @@ def test_unknown_options_are_refused():
     with pytest.raises(ValueError, match="illegal_action"):
         ScorecardEnv("penta", illegal_action="ignore")
     with pytest.raises(ValueError, match="known presets"):
-        ScorecardEnv("yatzy")
+        ScorecardEnv("generala")
     with pytest.warns(UserWarning, match="render_mode"):
         assert ScorecardEnv("penta", render_mode="rgb_array").render() is None
 

@@ -161,7 +161,7 @@ def test_yahtzee_no_bonus():
 
 def test_unknown_game_and_knob_errors():
     with pytest.raises(ValueError, match="known presets"):
-        get_rules("yatzy")
+        get_rules("generala")
     with pytest.raises(ValueError, match="unknown rule knobs"):
         get_rules("penta", upper_bonus_treshold=60)
     with pytest.raises(ValueError, match="joker"):

@@ -65,8 +65,8 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
                              "folder (the policy of its latest checkpoint, also while the run "
                              "trains) or module:attr / path/to/file.py:attr")
     parser.add_argument("--game", default="penta",
-                        help="the game of --agent / --regret runs: a preset, 'fivethousand' or "
-                             "a Gymnasium id (default %(default)s)")
+                        help="the game of --agent / --regret runs: a preset, 'fivethousand', "
+                             "'pig' or a Gymnasium id (default %(default)s)")
     parser.add_argument("--regret", action="store_true",
                         help="exact per-decision regret against the optimum: the gap with its "
                              "95 %% CI, by decision kind, turn and box")
@@ -83,8 +83,10 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--agents", nargs="*", default=SCORECARD_AGENTS,
                         help="scorecard agents")
     parser.add_argument("--fivethousand-agents", nargs="*", default=FIVE_THOUSAND_AGENTS)
-    parser.add_argument("--opponents", nargs="*", default=FIVE_THOUSAND_OPPONENTS,
-                        help="5000 opponents")
+    parser.add_argument("--opponents", nargs="*", default=None,
+                        help="opponents in a game that is won (default: "
+                             f"{' '.join(FIVE_THOUSAND_OPPONENTS)} for 5000; with --game, "
+                             "the game's own defaults)")
     parser.add_argument("--out", type=output_path, default=None,
                         help="output folder, made if missing (default: results/ for the "
                              "benchmark's documented full run, else runs/evaluate/; --agent / "
@@ -94,6 +96,7 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
 
 def _check_names(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     """Unknown games or agent names are errors listing the valid ones (not a 'skipping')."""
+    from agents.evaluation.benchmark import FIVE_THOUSAND_OPPONENTS
     from agents.registry import available
     from dice_env.scorecard.rules import PRESETS
 
@@ -101,7 +104,8 @@ def _check_names(parser: argparse.ArgumentParser, args: argparse.Namespace) -> N
              "--fivethousand-agents": available("fivethousand"),
              "--opponents": available("fivethousand")}
     given = {"--scorecard-games": args.scorecard_games, "--agents": args.agents,
-             "--fivethousand-agents": args.fivethousand_agents, "--opponents": args.opponents}
+             "--fivethousand-agents": args.fivethousand_agents,
+             "--opponents": args.opponents or FIVE_THOUSAND_OPPONENTS}
     for option, names in given.items():
         unknown = [n for n in names if n not in known[option]]
         if unknown:
@@ -124,6 +128,10 @@ def evaluate_specs(parser: argparse.ArgumentParser, args: argparse.Namespace) ->
     # the benchmark's player lists, by the family each option is for; others: every player
     listed = {"scorecard": args.agents, "fivethousand": args.fivethousand_agents}
     specs = args.agent or listed.get(game.family.name, sorted(game.family.players))
+    unknown = [o for o in args.opponents or () if o not in game.family.players]
+    if unknown:
+        parser.error(f"argument --opponents: unknown {', '.join(map(repr, unknown))} for "
+                     f"{game.name}; choose from {', '.join(sorted(game.family.players))}")
     players = {}
     for spec in specs:
         try:
@@ -168,7 +176,7 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> list[
     make_output_folders(parser, args)
     out = output_folder(parser, args, Path("runs") / "evaluate", expected={"games": 10_000})
 
-    from agents.evaluation.benchmark import run_benchmark
+    from agents.evaluation.benchmark import FIVE_THOUSAND_OPPONENTS, run_benchmark
     from agents.evaluation.reports.benchmark import (
         benchmark_line,
         missing_models_note,
@@ -176,7 +184,8 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> list[
     )
 
     bench = run_benchmark(args.scorecard_games, args.agents, args.fivethousand_agents,
-                          args.opponents, args.games, args.fivethousand_games, args.seed)
+                          args.opponents or FIVE_THOUSAND_OPPONENTS, args.games,
+                          args.fivethousand_games, args.seed)
     command = " ".join(["python scripts/evaluate.py", *argv])
     write_benchmark(out, bench.rows, command, bench.optimal_values, bench.totals)
     for r in bench.rows:

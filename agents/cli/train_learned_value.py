@@ -30,9 +30,10 @@ from agents.cli.args import (
     output_path,
     positive_float,
 )
+from dice_env.scorecard.rules import PRESETS
 
-SCORECARD_GAMES = ("penta", "dice-poker", "yahtzee-official", "yahtzee-free-joker",
-                   "yahtzee-no-bonus")
+#: every scorecard preset
+SCORECARD_GAMES = tuple(PRESETS)
 FIVE_THOUSAND = "fivethousand"
 
 

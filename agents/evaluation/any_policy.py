@@ -18,11 +18,12 @@ from agents.games import Game
 
 
 def evaluate_players(players: Mapping[str, Any], game: Game, label: str, games: int, seed: int,
-                     opponents: Sequence[str] = (), roster: Roster | None = None) -> list[dict]:
+                     opponents: Sequence[str] | None = None, roster: Roster | None = None
+                     ) -> list[dict]:
     """Rows of ``players`` (name -> player) on ``game`` (rows labelled ``label``): a scorecard
     game's mean, SD, SEM and paired difference to the optimal player (added when absent); or
     for a game that is won, the seat-balanced win rate against each registered player of
-    ``opponents``."""
+    ``opponents`` (None: the family's own defaults)."""
     return game.family.hook("evaluate_players")(players, game, label, games, seed,
                                                  opponents, roster or Roster(seed))
 

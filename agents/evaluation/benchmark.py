@@ -53,7 +53,7 @@ class Roster:
                 self.missing.append((name, label))
             return None
         except (ImportError, ValueError) as err:
-            self.note(f"skipping {name} on {game}: {err}")
+            self.note(f"skipping {name} on {getattr(game, 'name', game)}: {err}")
             return None
 
 

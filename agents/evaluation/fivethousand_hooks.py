@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from agents.evaluation.benchmark import Roster, fivethousand_row
+from agents.evaluation.benchmark import FIVE_THOUSAND_OPPONENTS, Roster, fivethousand_row
 from agents.evaluation.fivethousand_regret import FiveThousandRegret, fivethousand_gap
 
 #: the 5000 env whose regret is counted in turns (solo), not in win probability
@@ -14,10 +14,13 @@ SOLO_ID = "dice_env/FiveThousandSolo-v0"
 
 
 def evaluate_players(players: Mapping[str, Any], game: Any, label: str, games: int, seed: int,
-                     opponents: Sequence[str] = (), roster: Roster | None = None) -> list[dict]:
+                     opponents: Sequence[str] | None = None, roster: Roster | None = None
+                     ) -> list[dict]:
     """The seat-balanced win rate of each of ``players`` against each registered player of
-    ``opponents`` (rows labelled ``"fivethousand"``)."""
+    ``opponents`` (default: :data:`~agents.evaluation.benchmark.FIVE_THOUSAND_OPPONENTS`;
+    rows labelled ``"fivethousand"``)."""
     roster = roster or Roster(seed)
+    opponents = FIVE_THOUSAND_OPPONENTS if opponents is None else opponents
     rows = []
     built = {o: roster.make(o, game) for o in opponents}
     for name, agent in players.items():

@@ -30,11 +30,17 @@ from typing import Any
 
 import numpy as np
 
-#: published optimal expected scores: preset -> (value, which reading of the rules)
+#: published optimal expected scores: preset -> (value as published, which reading of the
+#: rules, and the reason for any difference)
 PUBLISHED = {
     "yahtzee-official": (254.5877, "forced Joker, Hasbro's rule"),
     "yahtzee-free-joker": (254.5896, "Verhoeff's free-choice Joker"),
     "yahtzee-no-bonus": (245.8708, "no Yahtzee bonus, no Joker"),
+    "yatzy": (248.63, "Scandinavian Yatzy as Larsson & Sjöberg state its rules (Optimal Yatzy "
+                      "Strategy, KTH 2012); their 248.63 is their program's, whose Two pairs "
+                      "also scores a single pair, which their rules forbid -- with that Two "
+                      "pairs the DP gives 248.63 too (docs/rules.md section 1.7 has every "
+                      "reading's optimum; tests/test_yatzy_yacht.py)"),
 }
 #: Joker readings solved on the Yahtzee card (knob overrides of ``yahtzee-official``).
 JOKER_VARIANTS = [

@@ -152,10 +152,15 @@ class HeuristicWeights:
     shaping - cost_k``.  ``cost_k`` is what box ``k`` is expected to be worth if kept open: for a
     lower box, ``lower_costs[kind]`` early in the game, moving towards the box's single-turn
     value (the best expected score of one turn spent on that box alone) as the open boxes run
-    out; for an upper box, ``upper_par`` dice of its face (likewise).  The upper-bonus shaping
-    is ``bonus * (P_after - P_before)``, ``P`` a normal estimate of the chance of reaching the
-    threshold when every open upper box gets ``upper_count_mean`` +- ``upper_count_sd`` dice of
-    its face.
+    out; for an upper box, ``upper_par`` dice of its face (likewise).  ``lower_costs`` are in
+    the points of the Yahtzee family's scoring (the :class:`Rules` defaults: sums of all dice,
+    Full 25, straights 30 / 40); a box that scores otherwise (Yatzy's matched dice and
+    15 / 20 straights, Yacht's summed Full House ...) has its cost scaled by the ratio of its
+    single-turn value to that of the same box under the default scoring, so the costs follow
+    the game's score tables (the ratio is exactly 1 for the default scoring).  The upper-bonus
+    shaping is ``bonus * (P_after - P_before)``, ``P`` a normal estimate of the chance of
+    reaching the threshold when every open upper box gets ``upper_count_mean`` +-
+    ``upper_count_sd`` dice of its face (0 when the game has no upper bonus).
 
     Attributes:
         lower_costs: box kind -> cost of filling it early in the game.
@@ -182,6 +187,14 @@ def _normal_cdf(z: np.ndarray) -> np.ndarray:
                                                                           + t * 1.061405429))))
     erf = 1.0 - poly * np.exp(-x * x)
     return 0.5 * (1.0 + np.sign(z) * erf)
+
+
+@cache
+def _reference_single_turn_values(rolls_per_turn: int) -> dict[str, float]:
+    """Box kind -> single-turn value under the default scoring (the scale of ``lower_costs``)."""
+    rules = Rules("reference", UPPER_KINDS + LOWER_KINDS, UPPER_KINDS + LOWER_KINDS,
+                  rolls_per_turn=rolls_per_turn)
+    return dict(zip(rules.boxes, _single_turn_values(rules).tolist(), strict=True))
 
 
 @cache
@@ -224,8 +237,10 @@ class HeuristicAgent(_ScorecardBot):
                              f"{list(LOWER_KINDS)}")
         single = _single_turn_values(r)
         self._single = single
+        reference = _reference_single_turn_values(r.rolls_per_turn)
         early = np.array([self.weights.upper_par * (k + 1) if kind in UPPER_KINDS
-                          else self.weights.lower_costs.get(kind, single[k])
+                          else self.weights.lower_costs[kind] * (single[k] / reference[kind])
+                          if kind in self.weights.lower_costs else single[k]
                           for k, kind in enumerate(r.boxes)])
         self._early = early
         self._is_upper = r.tables.is_upper.copy()

@@ -204,7 +204,8 @@ def simulate_optimal_games(agent: OptimalAgent, n_games: int, seed: int | None =
                 G.apply_actions(rules, state, actions, rng, active=active)
             sl = slice(start, start + n)
             out["total"][sl] = state.total(rules)
-            out["upper_bonus"][sl] = state.upper_total >= rules.upper_bonus_threshold
+            out["upper_bonus"][sl] = ((state.upper_total >= rules.upper_bonus_threshold)
+                                      & (rules.upper_bonus > 0))
             out["five_kind"][sl] = state.scores[:, rules.five_kind_box] > 0
             out["five_bonus"][sl] = state.five_bonus
             if bar is not None:

@@ -13,7 +13,20 @@ import gymnasium
 
 from dice_env.families import GameFamily, GameRef
 
-__all__ = ["DEFAULT_ENV_ID", "FAMILY", "FiveThousandFamily", "NAMES"]
+__all__ = ["DEFAULT_ENV_ID", "FAMILY", "FIVE_THOUSAND_IDS", "FIVE_THOUSAND_VECTOR_ENTRY_POINTS",
+           "FiveThousandFamily", "NAMES"]
+
+#: Gymnasium id -> entry point of the 5000 environments.
+FIVE_THOUSAND_IDS = {
+    "dice_env/FiveThousand-v0": "dice_env.fivethousand.env:FiveThousandEnv",
+    "dice_env/FiveThousandSolo-v0": "dice_env.fivethousand.solo:FiveThousandSoloEnv",
+}
+
+#: Gymnasium id -> vector entry point (the natively batched env) of the 5000 environments.
+FIVE_THOUSAND_VECTOR_ENTRY_POINTS = {
+    "dice_env/FiveThousand-v0": "dice_env.fivethousand.vector:FiveThousandVectorEnv",
+    "dice_env/FiveThousandSolo-v0": "dice_env.fivethousand.vector:FiveThousandSoloVectorEnv",
+}
 
 #: the names of 5000 (besides its Gymnasium ids); the first is the canonical one
 NAMES = ("fivethousand", "5000", "five-thousand")
@@ -27,7 +40,6 @@ class FiveThousandFamily(GameFamily):
     name = "fivethousand"
 
     def parse(self, game: Any) -> GameRef | None:
-        from dice_env import FIVE_THOUSAND_IDS
         from dice_env.fivethousand.rules import FiveThousandRules
 
         if isinstance(game, FiveThousandRules):  # knobs changed: no registered game (yet)
@@ -47,8 +59,6 @@ class FiveThousandFamily(GameFamily):
         return coerce_rules(game)
 
     def names(self) -> list[str]:
-        from dice_env import FIVE_THOUSAND_IDS
-
         return list(NAMES) + sorted(FIVE_THOUSAND_IDS)
 
     def games(self) -> list[str]:
@@ -60,8 +70,6 @@ class FiveThousandFamily(GameFamily):
         return env(num_players=num_players, rules=ref.rules, **kwargs)
 
     def env_ids(self) -> list[str]:
-        from dice_env import FIVE_THOUSAND_IDS
-
         return list(FIVE_THOUSAND_IDS)
 
     def env_variants(self) -> list[tuple[str, str, tuple]]:
@@ -73,8 +81,6 @@ class FiveThousandFamily(GameFamily):
                 + [("fivethousand solo", "dice_env/FiveThousandSolo-v0", ())])
 
     def register_envs(self) -> None:
-        from dice_env import FIVE_THOUSAND_IDS, FIVE_THOUSAND_VECTOR_ENTRY_POINTS
-
         for env_id, entry_point in FIVE_THOUSAND_IDS.items():
             if env_id not in gymnasium.registry:
                 gymnasium.register(id=env_id, entry_point=entry_point,

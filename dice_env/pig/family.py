@@ -10,9 +10,13 @@ from __future__ import annotations
 from typing import Any
 
 from dice_env.families import GameFamily, GameRef
+from dice_env.pig.registration import ENV_IDS
 from dice_env.pig.rules import ENV_ID, NAME, PigRules
 
-__all__ = ["FAMILY", "PigFamily"]
+__all__ = ["FAMILY", "PIG_IDS", "PigFamily"]
+
+#: Gymnasium id -> entry point of the Pig environments (one agent against bots).
+PIG_IDS = {env_id: entry for env_id, (entry, _) in ENV_IDS.items()}
 
 
 class PigFamily(GameFamily):

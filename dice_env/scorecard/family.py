@@ -13,7 +13,26 @@ import gymnasium
 
 from dice_env.families import GameFamily, GameRef
 
-__all__ = ["FAMILY", "ScorecardFamily"]
+__all__ = ["FAMILY", "SCORECARD_IDS", "SCORECARD_MATCH_IDS", "ScorecardFamily"]
+
+#: Gymnasium id -> scorecard preset name.
+SCORECARD_IDS = {
+    "dice_env/Penta-v0": "penta",
+    "dice_env/DicePoker-v0": "dice-poker",
+    "dice_env/YahtzeeOfficial-v0": "yahtzee-official",
+    "dice_env/YahtzeeFreeJoker-v0": "yahtzee-free-joker",
+    "dice_env/YahtzeeNoBonus-v0": "yahtzee-no-bonus",
+    "dice_env/Yatzy-v0": "yatzy",
+    "dice_env/Yacht-v0": "yacht",
+}
+
+#: Gymnasium id -> scorecard preset of the multi-player matches (one agent against bots).
+SCORECARD_MATCH_IDS = {
+    "dice_env/PentaMatch-v0": "penta",
+    "dice_env/DicePokerMatch-v0": "dice-poker",
+    "dice_env/YatzyMatch-v0": "yatzy",
+    "dice_env/YachtMatch-v0": "yacht",
+}
 
 
 class ScorecardFamily(GameFamily):
@@ -22,7 +41,6 @@ class ScorecardFamily(GameFamily):
     name = "scorecard"
 
     def parse(self, game: Any) -> GameRef | None:
-        from dice_env import SCORECARD_IDS
         from dice_env.scorecard.rules import PRESETS, Rules
 
         if isinstance(game, Rules):  # played by a ScorecardEnv of its own
@@ -43,7 +61,6 @@ class ScorecardFamily(GameFamily):
         return coerce_rules(game)
 
     def names(self) -> list[str]:
-        from dice_env import SCORECARD_IDS
         from dice_env.scorecard.rules import PRESETS
 
         return sorted(PRESETS) + sorted(SCORECARD_IDS)
@@ -54,13 +71,9 @@ class ScorecardFamily(GameFamily):
         return list(PRESETS)
 
     def env_ids(self) -> list[str]:
-        from dice_env import SCORECARD_IDS
-
         return list(SCORECARD_IDS)
 
     def match_env_ids(self) -> list[str]:
-        from dice_env import SCORECARD_MATCH_IDS
-
         return list(SCORECARD_MATCH_IDS)
 
     def aec_env(self, ref: GameRef, num_players: int = 2, **kwargs: Any) -> Any:
@@ -69,13 +82,9 @@ class ScorecardFamily(GameFamily):
         return env(game=ref.rules, num_players=num_players, **kwargs)
 
     def env_variants(self) -> list[tuple[str, str, tuple]]:
-        from dice_env import SCORECARD_IDS
-
         return [(name, env_id, ()) for env_id, name in SCORECARD_IDS.items()]
 
     def register_envs(self) -> None:
-        from dice_env import SCORECARD_IDS, SCORECARD_MATCH_IDS
-
         for env_id, game in SCORECARD_IDS.items():
             if env_id not in gymnasium.registry:
                 gymnasium.register(

@@ -1,4 +1,4 @@
-"""Rules of the scorecard games (Penta, Dice Poker and the Yahtzee presets), as data.
+"""Rules of the scorecard games (Penta, Dice Poker, the Yahtzee presets, Yatzy and Yacht), as data.
 
 A :class:`Rules` object names the boxes of the scorecard and every knob of docs/rules.md; a preset
 is a ready-made ``Rules`` (:data:`PRESETS`, :func:`get_rules`).  :class:`ScoreTables` turns a
@@ -41,11 +41,21 @@ LOWER_KINDS = (
 BOX_KINDS = UPPER_KINDS + LOWER_KINDS
 
 JOKER_MODES = ("none", "forced", "free")
+#: How Pair / Two pairs / Three / Four of a kind score (:attr:`Rules.kind_scoring`).
+KIND_SCORING_MODES = ("total", "matched")
+#: How the full-house box scores (:attr:`Rules.full_house_scoring`).
+FULL_HOUSE_SCORING_MODES = ("fixed", "sum")
+#: Which rolls the straight boxes take (:attr:`Rules.straights`).
+STRAIGHT_MODES = ("runs", "sequences")
 
 
 @dataclass(frozen=True)
 class Rules:
     """A scorecard game: its boxes (in scorecard order) and every rule knob.
+
+    The defaults are the Yahtzee family's scoring (docs/rules.md section 1); Scandinavian Yatzy
+    and OpenSpiel's Yacht change ``kind_scoring``, ``straights``, ``full_house_scoring`` and
+    the bonus knobs (presets ``yatzy`` and ``yacht``).
 
     Attributes:
         name: preset name (``"penta"``, ``"dice-poker"``, ...).
@@ -54,8 +64,9 @@ class Rules:
         rolls_per_turn: throws per turn (the first one included).
         upper_bonus_threshold: the upper total that earns :attr:`upper_bonus` (63 in Penta;
             Dice Poker's page says "higher than 63", so 64).
-        upper_bonus: points for reaching the threshold.
-        full_house, small_straight, large_straight, five_kind: fixed box values.
+        upper_bonus: points for reaching the threshold (0: no upper bonus, as in Yacht).
+        full_house, small_straight, large_straight, five_kind: fixed box values (the full
+            house only with ``full_house_scoring="fixed"``).
         five_kind_bonus: points for every further five of a kind once the five-of-a-kind box
             holds 50 (0 disables the bonus).
         joker: ``"forced"`` -- an extra five of a kind must go in its upper box if open, else
@@ -66,6 +77,19 @@ class Rules:
             0 (Hasbro's rule; not Penta's or Dice Poker's).
         penta_counts_as_full: whether five of a kind is a Full house outside the Joker.
         four_kind_is_two_pairs: whether four (or five) of one face count as Two pairs.
+        kind_scoring: how Pair, Two pairs, Three and Four of a kind score (one of
+            :data:`KIND_SCORING_MODES`): ``"total"`` -- the sum of all five dice (Yahtzee,
+            Penta, Dice Poker, Yacht); ``"matched"`` -- only the matched dice (Yatzy): Pair the
+            two dice of the highest pair, Two pairs the four dice of two pairs of different
+            faces (the four dice of four of a kind when ``four_kind_is_two_pairs``), Three /
+            Four of a kind the three / four dice of that face.
+        full_house_scoring: ``"fixed"`` -- :attr:`full_house` points; ``"sum"`` -- the sum
+            of the dice (Yatzy, Yacht).  One of :data:`FULL_HOUSE_SCORING_MODES`.
+        straights: which rolls the straights take (one of :data:`STRAIGHT_MODES`):
+            ``"runs"`` -- Small straight any four consecutive faces, Large straight five;
+            ``"sequences"`` -- Small straight exactly 1-2-3-4-5, Large straight exactly
+            2-3-4-5-6 (Yatzy, Yacht).  They score :attr:`small_straight` /
+            :attr:`large_straight` either way.
     """
 
     name: str
@@ -83,6 +107,9 @@ class Rules:
     joker_when_scratched: bool = False
     penta_counts_as_full: bool = False
     four_kind_is_two_pairs: bool = False
+    kind_scoring: str = "total"
+    full_house_scoring: str = "fixed"
+    straights: str = "runs"
     _tables: ScoreTables | None = field(default=None, repr=False, compare=False, hash=False)
 
     def __post_init__(self) -> None:
@@ -95,8 +122,21 @@ class Rules:
             raise ValueError("a box kind may appear once per scorecard")
         if self.boxes[:6] != UPPER_KINDS:
             raise ValueError("a scorecard starts with the six upper boxes, aces to sixes")
-        if self.joker not in JOKER_MODES:
-            raise ValueError(f"joker must be one of {JOKER_MODES}, got {self.joker!r}")
+        for knob, allowed in (("joker", JOKER_MODES), ("kind_scoring", KIND_SCORING_MODES),
+                              ("full_house_scoring", FULL_HOUSE_SCORING_MODES),
+                              ("straights", STRAIGHT_MODES)):
+            value = getattr(self, knob)
+            if value not in allowed:
+                raise ValueError(f"{knob} must be one of {allowed}, got {value!r}")
+        for knob in ("upper_bonus", "full_house", "small_straight", "large_straight",
+                     "five_kind", "five_kind_bonus"):
+            value = getattr(self, knob)
+            if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < 0:
+                raise ValueError(f"{knob} must be a whole number of points >= 0, got {value!r}")
+        if not isinstance(self.upper_bonus_threshold, (int, np.integer)) \
+                or not 1 <= self.upper_bonus_threshold <= 105:
+            raise ValueError("upper_bonus_threshold must be a whole number from 1 to 105 (the "
+                             f"largest upper total), got {self.upper_bonus_threshold!r}")
         if "five_kind" not in self.boxes:
             raise ValueError("a scorecard needs a five-of-a-kind box")
         if not 1 <= self.rolls_per_turn <= 10:
@@ -141,6 +181,16 @@ _POKER_LABELS = ("Aces", "Twos", "Threes", "Fours", "Fives", "Sixes", "Pair", "T
                  "Large straight", "Poker", "Chance")
 _POKER_BOXES = UPPER_KINDS + ("pair", "two_pairs", "three_kind", "four_kind", "full_house",
                               "small_straight", "large_straight", "five_kind", "chance")
+_YATZY_LABELS = ("Ones", "Twos", "Threes", "Fours", "Fives", "Sixes", "One pair", "Two pairs",
+                 "Three of a kind", "Four of a kind", "Small straight", "Large straight",
+                 "Full house", "Chance", "Yatzy")
+_YATZY_BOXES = UPPER_KINDS + ("pair", "two_pairs", "three_kind", "four_kind", "small_straight",
+                              "large_straight", "full_house", "chance", "five_kind")
+# OpenSpiel's yacht: its twelve categories in its order (category c is our box c)
+_YACHT_LABELS = ("Ones", "Twos", "Threes", "Fours", "Fives", "Sixes", "Chance",
+                 "Four of a Kind", "Full House", "Small Straight", "Large Straight", "Yacht")
+_YACHT_BOXES = UPPER_KINDS + ("chance", "four_kind", "full_house", "small_straight",
+                              "large_straight", "five_kind")
 
 #: The ready-made rule sets, by name.
 PRESETS: dict[str, Rules] = {
@@ -152,6 +202,14 @@ PRESETS: dict[str, Rules] = {
                                 joker="free", joker_when_scratched=True),
     "yahtzee-no-bonus": Rules("yahtzee-no-bonus", _YAHTZEE_BOXES, _YAHTZEE_LABELS,
                               five_kind_bonus=0, joker="none"),
+    # Scandinavian Yatzy as Larsson & Sjoberg (KTH 2012) state its rules (docs/rules.md 1.7)
+    "yatzy": Rules("yatzy", _YATZY_BOXES, _YATZY_LABELS, upper_bonus=50, small_straight=15,
+                   large_straight=20, five_kind_bonus=0, joker="none", kind_scoring="matched",
+                   full_house_scoring="sum", straights="sequences"),
+    # OpenSpiel's yacht (open_spiel/games/yacht/yacht.cc; docs/rules.md 1.8)
+    "yacht": Rules("yacht", _YACHT_BOXES, _YACHT_LABELS, upper_bonus=0, small_straight=30,
+                   large_straight=30, five_kind_bonus=0, joker="none",
+                   penta_counts_as_full=True, full_house_scoring="sum", straights="sequences"),
 }
 
 
@@ -162,22 +220,31 @@ def coerce_rules(game: Any) -> Rules:
     Takes a ``Rules`` (returned as is), a preset name (``"penta"``), a Gymnasium id of a
     scorecard env (``"dice_env/Penta-v0"``, ``"dice_env/PentaMatch-v0"``), a ``Rules.knobs()``
     dict (what a saved model records for rules that are no preset), or a resolved game that
-    carries its rules (``agents.games.Game``: anything with ``family == "scorecard"`` and a
-    ``rules`` attribute).  Raises ``ValueError`` naming the known presets otherwise.
+    carries its rules (a :class:`~dice_env.families.GameRef` of the scorecard family, such as
+    ``agents.games.Game``).  Raises ``ValueError`` naming the known presets otherwise.
     """
     if isinstance(game, Rules):
         return game
-    if isinstance(game, str):
-        from dice_env import SCORECARD_IDS, SCORECARD_MATCH_IDS
+    from dice_env.families import GameRef, resolve_game
 
-        return get_rules(SCORECARD_IDS.get(game, SCORECARD_MATCH_IDS.get(game, game)))
+    if isinstance(game, str):  # parsed by the one parser of game names
+        from dice_env import SCORECARD_MATCH_IDS
+
+        try:
+            ref = resolve_game(SCORECARD_MATCH_IDS.get(game, game))
+        except ValueError:
+            ref = None
+        if ref is None or not isinstance(ref.rules, Rules):
+            raise ValueError(f"unknown scorecard game {game!r}; known presets: "
+                             f"{sorted(PRESETS)}")
+        return ref.rules
     if isinstance(game, dict):
         return Rules(**{k: tuple(v) if isinstance(v, list) else v for k, v in game.items()})
-    family = getattr(game, "family", None)
-    if family == "scorecard":
-        return game.rules
-    if family is not None:
-        raise ValueError(f"{getattr(game, 'name', game)!r} is not a scorecard game")
+
+    if isinstance(game, GameRef):
+        if isinstance(game.rules, Rules):
+            return game.rules
+        raise ValueError(f"{game.name!r} is not a scorecard game")
     raise ValueError(f"not a scorecard game: {game!r}; known presets: {sorted(PRESETS)}")
 
 
@@ -225,7 +292,9 @@ class ScoreTables:
         score: ``(252, n_boxes)`` int16, the points of each roll in each box, no Joker.
         joker_score: ``(252, n_boxes)`` int16, the points under the Joker (only meaningful on
             five-of-a-kind rolls): the matching upper box the sum, other upper boxes 0,
-            every lower box at full value (Full 25, straights 30/40, sums elsewhere).
+            every lower box at full value (the full house's value, the straights' values, the
+            kind boxes as if the roll fitted them -- the sum, or with ``kind_scoring=
+            "matched"`` the two / four / three / four matched dice -- and Chance the sum).
         is_five_kind: ``(252,)`` bool; ``five_face_box``: ``(252,)`` the upper box index of a
             five-of-a-kind roll's face (-1 otherwise).
         is_upper, is_lower: ``(n_boxes,)`` bool masks of the two sections (the five-of-a-kind
@@ -246,27 +315,54 @@ class ScoreTables:
         columns = {}
         for f, kind in enumerate(UPPER_KINDS):
             columns[kind] = counts[:, f] * (f + 1)
+        faces = np.arange(1, N_FACES + 1, dtype=np.int64)
+        # the highest face shown at least n times (0 if none), for the matched-dice scoring
+        top_face = {n: np.max(np.where(counts >= n, faces, 0), axis=1) for n in (2, 3, 4)}
+        pair_faces = np.where(counts >= 2, faces, 0)  # each face shown at least twice
         two_pairs = n_pairs >= 2
-        if rules.four_kind_is_two_pairs:
-            two_pairs = two_pairs | (max_count >= 4)
+        four_as_two_pairs = (max_count >= 4) if rules.four_kind_is_two_pairs else False
+        two_pairs = two_pairs | four_as_two_pairs
         full = has_three_two | (five if rules.penta_counts_as_full else False)
+        if rules.kind_scoring == "matched":
+            kinds = dict(
+                pair=2 * top_face[2],
+                two_pairs=np.where(n_pairs >= 2, 2 * pair_faces.sum(axis=1),
+                                   np.where(four_as_two_pairs, 4 * top_face[4], 0)),
+                three_kind=3 * top_face[3],
+                four_kind=4 * top_face[4],
+            )
+            # a five of a kind under the Joker: the two / four / three / four matched dice
+            joker_kinds = dict(pair=2 * top_face[2], two_pairs=4 * top_face[4],
+                               three_kind=3 * top_face[3], four_kind=4 * top_face[4])
+        else:
+            kinds = dict(
+                pair=np.where(max_count >= 2, total, 0),
+                two_pairs=np.where(two_pairs, total, 0),
+                three_kind=np.where(max_count >= 3, total, 0),
+                four_kind=np.where(max_count >= 4, total, 0),
+            )
+            joker_kinds = dict(pair=total, two_pairs=total, three_kind=total, four_kind=total)
+        full_value = total if rules.full_house_scoring == "sum" else rules.full_house
+        if rules.straights == "sequences":
+            small = np.all(counts == (1, 1, 1, 1, 1, 0), axis=1)
+            large = np.all(counts == (0, 1, 1, 1, 1, 1), axis=1)
+        else:
+            small, large = run >= 4, run >= 5
         columns.update(
-            pair=np.where(max_count >= 2, total, 0),
-            two_pairs=np.where(two_pairs, total, 0),
-            three_kind=np.where(max_count >= 3, total, 0),
-            four_kind=np.where(max_count >= 4, total, 0),
-            full_house=np.where(full, rules.full_house, 0),
-            small_straight=np.where(run >= 4, rules.small_straight, 0),
-            large_straight=np.where(run >= 5, rules.large_straight, 0),
+            kinds,
+            full_house=np.where(full, full_value, 0),
+            small_straight=np.where(small, rules.small_straight, 0),
+            large_straight=np.where(large, rules.large_straight, 0),
             five_kind=np.where(five, rules.five_kind, 0),
             chance=total,
         )
         joker_columns = dict(
             columns,
-            full_house=np.full(N_ROLLS, rules.full_house),
+            full_house=(total if rules.full_house_scoring == "sum"
+                        else np.full(N_ROLLS, rules.full_house)),
             small_straight=np.full(N_ROLLS, rules.small_straight),
             large_straight=np.full(N_ROLLS, rules.large_straight),
-            pair=total, two_pairs=total, three_kind=total, four_kind=total,
+            **joker_kinds,
         )
         self.rules = rules
         self.n_boxes = rules.n_boxes

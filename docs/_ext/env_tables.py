@@ -5,11 +5,12 @@ tests/test_docs_site.py checks them against the envs without building the site.
 
 * observation tables: positions, sizes and names come from the code's observation layouts
   (``observation_slices`` of :mod:`dice_env.scorecard.observation`,
-  :mod:`dice_env.scorecard.match.observation` and :mod:`dice_env.fivethousand.observation`);
+  :mod:`dice_env.scorecard.match.observation` and :mod:`dice_env.fivethousand.observation`;
+  Pig's layout, :data:`PIG_LAYOUT`, is checked against its observation space);
   the meanings from the tables below.  A part the code adds without a meaning here, or rows
   that do not cover the observation space exactly, raise ``ValueError`` (the build fails);
 * action tables: the reroll actions and one scoring action per box label of the rules; 5000's
-  roll-on and bank;
+  roll-on and bank; Pig's roll and hold;
 * argument tables: every keyword argument of the env's class with its default (the signature,
   with the id's registered kwargs), each described by the page (``name: text`` items); an
   argument the page does not describe, or a described one the env does not take, raises;
@@ -31,6 +32,7 @@ import gymnasium as gym
 import dice_env
 from dice_env.fivethousand import observation as five_obs
 from dice_env.fivethousand.rules import BANK, ROLL, FiveThousandRules
+from dice_env.pig import rules as pig_rules
 from dice_env.scorecard import observation as card_obs
 from dice_env.scorecard.game import N_HOLD_ACTIONS
 from dice_env.scorecard.match import observation as match_obs
@@ -100,6 +102,17 @@ FIVE_THOUSAND_MEANINGS = {
     "progress": "the observer's completed turns / `max_turns` (0 without a cap; {max_turns})",
 }
 
+#: Pig envs (:mod:`dice_env.pig.observation`), in order: name, size (None: one per player),
+#: meaning
+PIG_LAYOUT = (
+    ("scores", None, "each player's score / {win_score}, clipped at 1: the observer first, "
+                     "then turn order"),
+    ("turn_total", 1, "the turn total / {win_score}, clipped at 1"),
+    ("to_move", None, "one-hot: the player to move (all 0 once the game is over); same order"),
+    ("moves", 1, "moves taken, rolls and holds of all players, / `horizon` ({horizon}): the "
+                 "time left before a draw"),
+)
+
 
 # -- the row builders ------------------------------------------------------------------------
 
@@ -129,13 +142,15 @@ def page_name(env_id: str) -> str:
 
 
 def family(env_id: str) -> str:
-    """``"scorecard"``, ``"match"`` or ``"fivethousand"``."""
+    """``"scorecard"``, ``"match"``, ``"fivethousand"`` or ``"pig"``."""
     if env_id in dice_env.SCORECARD_IDS:
         return "scorecard"
     if env_id in dice_env.SCORECARD_MATCH_IDS:
         return "match"
     if env_id in dice_env.FIVE_THOUSAND_IDS:
         return "fivethousand"
+    if env_id in dice_env.PIG_IDS:
+        return "pig"
     raise ValueError(f"{env_id!r} is not an id of dice_env (known: {env_ids()})")
 
 
@@ -206,6 +221,9 @@ def observation_rows(env_id: str, observation: str = "basic",
                 rows += _from_layout(OPPONENT_BLOCK, words, start + k * block,
                                      prefix=f"opponent {k + 1}.", n_boxes=rules.n_boxes)
         return rows
+    if kind == "pig":
+        words = {"win_score": env.rules.win_score, "horizon": env.rules.horizon}
+        return _from_layout(PIG_LAYOUT, words, 0, n_boxes=env.num_players)
     cap = ("no cap by default" if env.max_turns is None
            else f"`max_turns` is {env.max_turns} by default")
     words = {"target": env.rules.target, "max_turns": cap}
@@ -227,6 +245,12 @@ def check_rows(rows: list[Row], size: int) -> None:
 def action_rows(env_id: str) -> list[tuple[str, str]]:
     """``(actions, what they do)`` of the env's action space (default arguments)."""
     env = make(env_id)
+    if family(env_id) == "pig":
+        return [(str(pig_rules.ROLL), "roll the die: a 1 loses the turn total and passes the "
+                                      "die, another face adds to the turn total (masked when "
+                                      "the score plus the turn total reaches `win_score`)"),
+                (str(pig_rules.HOLD), "hold: bank the turn total and pass the die (always "
+                                      "legal, also with a turn total of 0)")]
     if family(env_id) == "fivethousand":
         return [(str(ROLL), "roll on: set the scoring dice of this roll aside and throw the "
                             "others (all five after hot dice)"),
@@ -396,14 +420,17 @@ def arguments_markdown(env_id: str, body: list[str]) -> list[str]:
             default = "—"
         else:
             default = f"`{default}`" + (" (set by the id)" if by_id else "")
-            if default == "`None`" and name in FIVE_THOUSAND_KNOBS:
-                default += f" (the rules': `{_literal(FIVE_THOUSAND_KNOBS[name])}`)"
+            knobs = PIG_KNOBS if "pig" in env_id.lower() else FIVE_THOUSAND_KNOBS
+            if default == "`None`" and name in knobs:
+                default += f" (the rules': `{_literal(knobs[name])}`)"
         table.append([f"`{name}`", default, text])
     return markdown_table(["argument", "default", "description"], table)
 
 
 #: the knobs of 5000 an env takes as keywords, with their defaults
 FIVE_THOUSAND_KNOBS = {f.name: f.default for f in dataclasses.fields(FiveThousandRules)}
+#: the knobs of Pig an env takes as keywords, with their defaults
+PIG_KNOBS = {f.name: f.default for f in dataclasses.fields(pig_rules.PigRules)}
 
 
 def run_python(code: str) -> str:

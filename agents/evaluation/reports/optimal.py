@@ -33,7 +33,7 @@ def optimal_markdown(report: dict) -> str:
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
-        pub = f"{r['published']:.4f}" if r["published"] is not None else "—"
+        pub = f"{r['published']}" if r["published"] is not None else "—"  # as published
         lines.append(
             f"| {r['game']} | {r['boxes']} | **{r['expected_score']:.4f}** | {pub} "
             f"| {r['simulated_mean']:.2f} ± {r['standard_error']:.2f} | {r['simulated_sd']:.2f} "
@@ -48,7 +48,7 @@ def optimal_markdown(report: dict) -> str:
     for game, (value, what) in PUBLISHED.items():
         got = next((r["expected_score"] for r in rows if r["game"] == game), None)
         if got is not None:
-            lines.append(f"- `{game}` -- {what}: {got:.4f}, published {value:.4f} "
+            lines.append(f"- `{game}` -- {what}: {got:.4f}, published {value} "
                          f"(difference {got - value:+.5f}).")
     lines += [
         "",

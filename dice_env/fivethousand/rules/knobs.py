@@ -125,16 +125,19 @@ def check_num_players(num_players: Any) -> int:
 def coerce_rules(game: Any = None) -> FiveThousandRules:
     """The :class:`FiveThousandRules` of anything that names 5000 -- the one place a name is
     turned into rules: a ``FiveThousandRules`` (as is), a dict of knobs, ``None``, a game name or
-    Gymnasium id, or a resolved game (``agents.games.Game`` of family ``"fivethousand"``); a name
+    Gymnasium id, or a resolved game (a :class:`~dice_env.families.GameRef` of 5000); a name
     means the default rules (the ``Class(game, **options)`` factory signature passes one)."""
     if isinstance(game, FiveThousandRules):
         return game
     if isinstance(game, dict):
         return FiveThousandRules.from_knobs(game)
-    family = getattr(game, "family", None)
-    if game is None or isinstance(game, str) or family == "fivethousand":
+    from dice_env.families import GameRef
+
+    if isinstance(game, GameRef):
+        if isinstance(game.rules, FiveThousandRules):
+            return game.rules
+        raise ValueError(f"{game.name!r} is not a 5000 game")
+    if game is None or isinstance(game, str):
         return FiveThousandRules()
-    if family is not None:
-        raise ValueError(f"{getattr(game, 'name', game)!r} is not a 5000 game")
     raise ValueError(f"rules must be a FiveThousandRules, a dict of knobs, a 5000 game name or "
                      f"None, got {game!r}")
