@@ -71,10 +71,13 @@ def toctree_entries(text: str) -> list[str]:
     return entries
 
 
-def test_the_ids_are_the_nine_of_the_package():
-    assert len(IDS) == 9, IDS
-    assert set(IDS) == set(dice_env.SCORECARD_IDS) | set(dice_env.SCORECARD_MATCH_IDS) | set(
-        dice_env.FIVE_THOUSAND_IDS)
+def test_the_ids_are_every_id_of_every_family():
+    from dice_env.families import families
+
+    expected = {i for f in families() for i in f.env_ids() + f.match_env_ids()}
+    assert set(IDS) == expected, IDS
+    assert expected >= set(dice_env.SCORECARD_IDS) | set(dice_env.SCORECARD_MATCH_IDS) | set(
+        dice_env.FIVE_THOUSAND_IDS) | set(dice_env.PIG_IDS)
 
 
 @pytest.mark.parametrize("env_id", IDS)
