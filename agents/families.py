@@ -33,6 +33,8 @@ HOOKS: dict[str, str] = {
     "solve_record": ("f(game, *, cache_dir, use_cache, force, threads, progress) -> the JSON "
                      "record of `dice-env solve GAME --json`"),
     "describe_solve": "f(record) -> its human-readable lines",
+    "optimal_report": ("f(games, seed, *, cache_dir, threads, progress) -> (markdown section, "
+                       "data) of results/optimal.md (the scorecard presets have the main table)"),
     # evaluation
     "evaluate_players": "f(players, game, label, games, seed, opponents, roster) -> rows",
     "regret": ("f(agent, game, games, seed, *, name, progress, dice_averaged, paired) -> "
@@ -40,9 +42,11 @@ HOOKS: dict[str, str] = {
     "inspection": "f(game, optimal=None) -> an Inspection of the game (inspect, habits)",
     # play
     "make_bot": "f(name, game) -> a bot for a person's game (default: the registry's make)",
-    "terminal_game": "f(game, term, opponents, seed, *, advise, people, auto_seconds)",
+    "terminal_game": ("f(game, term, opponents, seed, *, advise, people, auto_seconds) -> a "
+                      "game with play() -> exit status"),
     "web_game": "f(game, request, bot_factory, auto_seconds, title) -> a web game",
-    "web_tables": "f(game, opponents, advisor, people, win_models) -> table names",
+    "web_tables": ("f(game, opponents, advisor, people, win_models, *, inspection=False) -> "
+                   "table names (with inspection, opponents are the inspected agents)"),
     "web_moves": "the tuple of move kinds the web page may send",
     # policies and training
     "observation_adapter": "f(game, obs_key) -> observation extender or None",
@@ -50,6 +54,9 @@ HOOKS: dict[str, str] = {
     "structured_defaults": "the structured network's options and their defaults",
     "structured_rules": "f(env_id, env_kwargs) -> the rules spec a structured policy saves",
     "train_learned_value": "f(game, seed, minutes, folder, **options) -> the model's path",
+    "ppo_evaluation": ("f(player, game, eval) -> the metrics (a dict: mean_score or win_rate, "
+                       "sem) of a policy evaluated while `dice-env train` trains it; eval: the "
+                       "config's eval section"),
 }
 
 

@@ -83,6 +83,25 @@ def test_fivethousand_regrets_equal_fivethousand_gap(five):
         for d in record["decisions"]:
             assert 0.0 <= d["value"] <= 1.0
             assert {o["action"] for o in d["options"]} >= {d["chosen"], d["best"]}
+            assert d["facts"] == [  # what the page lists of the position ("position": "facts")
+                ["scores", f"agent {d['scores'][0]} · optimal {d['scores'][1]}"],
+                ["turn total before this throw", str(d["turn_total"])],
+                ["this throw scores", str(d["roll_points"])]]
+
+
+def test_the_payload_says_how_the_page_draws_it(penta, five):
+    """The page reads the payload's layout, never its family (issue 44): how a position is
+    drawn, how many games a seed plays, which dice a choice keeps."""
+    assert (penta.header()["position"], penta.header()["games_per_seed"]) == ("card", 1)
+    assert (five.header()["position"], five.header()["games_per_seed"]) == ("facts", 2)
+    assert (penta.header()["title"], five.header()["title"]) == ("Penta", "5000")
+    assert five.header()["unit"] == "win probability" and penta.header()["unit"] == "points"
+    data = inspect(agents.make("greedy", "penta"), "penta", 4, optimal=penta)
+    for d in data["games"][0]["players"][0]["decisions"]:
+        assert d["kept"] == ([i for i in range(5) if d["chosen"] >> i & 1]
+                             if d["chosen"] < 32 else [])
+    with pytest.raises(ValueError, match="inspect plays 5000 two-player"):
+        inspector("dice_env/FiveThousandSolo-v0")
 
 
 def test_side_by_side_meets_the_same_dice(penta):

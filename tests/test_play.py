@@ -404,14 +404,18 @@ def test_human_holds_map_to_the_canonical_hold_of_the_same_dice() -> None:
 
 
 def test_help_lists_every_registered_bot(capsys):
-    """``dice-play --help`` names every player the registry has (ppo and learned-value too)."""
-    import agents
+    """``dice-play --help`` names every player the registry has for each game family that
+    plays in the terminal (ppo and learned-value too)."""
+    from agents.families import families
 
     with pytest.raises(SystemExit) as e:
         main(["--help"])
     assert e.value.code == 0
     text = " ".join(capsys.readouterr().out.split())
-    for family, names in agents.available().items():
-        for name in names:
-            assert name in text, (family, name)
+    terminal = [f for f in families() if f.has_hook("terminal_game")]
+    assert {"scorecard", "fivethousand"} <= {f.name for f in terminal}
+    for family in terminal:
+        assert family.title in text
+        for name in family.players:
+            assert name in text, (family.name, name)
     assert "learned-value" in text and "ppo" in text

@@ -82,6 +82,53 @@ def test_health_page_and_config(client):
     assert cfg["max_opponents"] == 5 and cfg["auto_seconds"] == 3
 
 
+#: a test of a game family's name in a script: the family names, 5000 and a ``.family`` read
+FAMILY_TEST = r"scorecard|five.?thousand|\b5000\b|\.family\b|\[[\"']family[\"']\]"
+
+
+def test_the_page_scripts_know_no_game_family():
+    """The Play and Inspect pages draw what the views and payloads say (the layout, the
+    board, the position's renderer): no script names a family or reads ``family`` (issue
+    44), so a new family needs a server-side view only."""
+    import re
+
+    from agents.paths import package_data
+
+    static = package_data("play", "web", "static")
+    scripts = sorted(p.name for p in static.iterdir() if p.name.endswith(".js"))
+    assert scripts == ["inspect.js", "play.js"]
+    for name in scripts:
+        found = re.findall(FAMILY_TEST, (static / name).read_text(encoding="utf-8"), re.I)
+        assert not found, (name, found)
+    assert re.search(FAMILY_TEST, 'if (s.family === "x")')  # the pattern does find one
+
+
+@pytest.mark.parametrize("game", ["penta", "dice-poker", "fivethousand"])
+def test_every_view_sends_the_layout_the_page_draws(client, game):
+    """The fields the page reads instead of a game's name (agents/play/web/layout.py): the
+    heading, the line under the dice, the turn key, the dice marks, the controls (each button
+    with the move it sends, a move the server accepts) and the board."""
+    state = _new(client, game=game, seed=3)["state"]
+    assert state["status"].startswith(f"{state['title']}") and "your turn" in state["status"]
+    assert isinstance(state["info"], str) and state["turn_key"].startswith("0:")
+    assert len(state["dice_marks"]) in (0, len(state["dice"]))
+    buttons = state["controls"]["buttons"]
+    assert buttons and all(b["move"]["kind"] for b in buttons)
+    assert state["board"]["kind"] in ("card", "table")
+    if state["board"]["kind"] == "table":
+        board = state["board"]
+        assert len(board["rows"]) == len(state["names"])
+        assert all(len(r["cells"]) == len(board["columns"]) for r in board["rows"])
+    else:
+        keys = {row["key"] for row in state["sum_rows"]}
+        assert "total" in keys and keys <= set(state["totals"][0])
+    key = _new(client, game=game, seed=3)["id"]
+    pressed = next(b for b in buttons if b["enabled"])
+    move = dict(pressed["move"], **({pressed["picked"]: [0]} if pressed["picked"] else {}))
+    answer = client.post(f"/api/games/{key}/move", json=move)
+    assert answer.status_code == 200, answer.json()
+
+
 @pytest.fixture(scope="module")
 def live_url(agents):
     from agents.play.web.server import serve_in_thread

@@ -588,3 +588,77 @@ def test_two_people_play_a_whole_penta_game_at_one_screen(checked_page, timer_se
         winner = max(totals, key=totals.get)
         assert [place for place, _, _ in rows] == ["1", "2"] and f"Winner: {winner}" in summary
     assert page.text_content("#turn-banner") == "Game over"
+
+
+# -- a game the page has never seen (issue 44) ---------------------------------------------------
+def _pig_view(dice: list[int], score: int, your_turn: bool = True) -> dict:
+    """The view of a made-up game the page knows nothing of -- one die, Roll and Hold, a score
+    per player -- built from the layout helpers a family's web view uses."""
+    from agents.play.web.layout import button, players_table
+
+    buttons = [button("roll", "Roll", {"kind": "roll"}, primary=True, key="r"),
+               button("hold", "Hold", {"kind": "hold"}, key="h", enabled=dice != [1],
+                      title=None if dice != [1] else "a 1 loses the turn")]
+    return {
+        "family": "pig", "game": "pig", "title": "Pig", "names": ["you", "hold-20"], "you": 0,
+        "people": [0], "turn_of": "you" if your_turn else None, "current": 0 if your_turn else 1,
+        "over": False, "your_turn": your_turn, "dice": dice, "held": [], "advisor": False,
+        "advice": None, "verdict": None, "warning": None, "auto": None, "summary": None,
+        "status": f"Pig (to 100): {'your' if your_turn else 'hold-20s'} turn", "status_data": {},
+        "info": f"Turn total {sum(dice)}.", "turn_key": f"0:{score}",
+        "dice_marks": [{"class": "scoring", "note": "scores"} if d != 1 else None for d in dice],
+        "controls": {"pick": False, "buttons": buttons if your_turn else []},
+        "board": players_table("scores", [("Player", None), ("Score", "score")],
+                               [("mover", ["you", score]), (None, ["hold-20", 12])]),
+    }
+
+
+def test_a_game_the_page_has_never_seen_is_drawn_from_its_view(checked_page, server):
+    """A new family's page (one die, Roll and Hold, a score per player: Pig) needs no change
+    to the page's script: the server's view says what to draw and which move each button
+    sends (the answers faked with ``page.route``)."""
+    import json
+
+    page = checked_page
+    sent = []
+
+    def create(route):
+        if route.request.method != "POST":
+            route.continue_()
+            return
+        route.fulfill(status=201, content_type="application/json", body=json.dumps(
+            {"id": "pig1", "state": _pig_view([4], 0), "frames": []}))
+
+    def move(route):
+        sent.append(json.loads(route.request.post_data))
+        bot = _pig_view([6], 10, your_turn=False)
+        route.fulfill(status=200, content_type="application/json", body=json.dumps(
+            {"id": "pig1", "state": _pig_view([1], 10), "messages": ["You roll a 4."],
+             "verdict": None,
+             "frames": [{"view": bot, "seat": 1, "text": "hold-20 rolls a 6", "events": []}]}))
+
+    page.route(re.compile(r"/api/games$"), create)
+    page.route(re.compile(r"/api/games/pig1/move$"), move)
+    page.goto(server + "/")
+    page.wait_for_selector("body[data-ready='1']")
+    page.click("#start")
+    idle(page)
+    assert page.text_content("#status") == "Pig (to 100): your turn"
+    assert page.text_content("#turn-info") == "Turn total 4."
+    assert dice_on_screen(page) == [4] and page.locator("#dice svg.scoring").count() == 1
+    assert page.eval_on_selector_all("#actions button", "b => b.map(x => x.textContent)") == [
+        "Roll", "Hold"]
+    rows = page.eval_on_selector_all("#scores tbody tr", """rows => rows.map(
+        (r) => [...r.children].map((c) => c.textContent))""")
+    assert rows == [["you", "0"], ["hold-20", "12"]]
+    page.keyboard.press("h")  # the Hold button's key
+    idle(page)
+    assert sent == [{"kind": "hold"}]
+    assert "hold-20 rolls a 6" in page.text_content("#log")
+    assert page.is_disabled("#hold") and page.get_attribute("#hold", "title") == (
+        "a 1 loses the turn")
+    assert page.text_content("#scores tbody tr:first-child td.score") == "10"
+    page.keyboard.press("h")  # disabled: nothing sent
+    page.click("#roll")
+    idle(page)
+    assert sent == [{"kind": "hold"}, {"kind": "roll"}]

@@ -189,7 +189,7 @@ def test_table_paths_are_where_the_solvers_look(monkeypatch, key):
 
             load_or_compute_spread(spec.game)
         else:
-            from agents.play.seats import load_fivethousand_optimal
+            from agents.play.fivethousand_session import load_fivethousand_optimal
 
             agent = load_fivethousand_optimal()  # the web's 5000 advisor and bot
             getattr(agent, {"solo": "solo", "2p": "two_player", "3p": "three_player"}[spec.kind])

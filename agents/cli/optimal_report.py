@@ -8,12 +8,14 @@ For each preset the command
    games on the batched game core (dice from ``numpy.random.default_rng(--seed)``);
 3. times the agent's per-decision queries (``act`` one at a time, ``act_batch`` on a batch);
 
-then solves the Joker readings of the Yahtzee card and (unless ``--no-fivethousand``) writes
-the 5000 section.  The simulated mean must agree with the DP value within sampling error (the
-``z`` column).  Both output files are written atomically.  Only the documented run
-(``--games 100000 --seed 2024``; progress, threads, cache and batch options aside) writes
-``results/`` by default; any other run writes ``runs/optimal_report/`` (paths relative to the
-current directory) unless ``--out-dir`` says where.
+then solves the Joker readings of the Yahtzee card and writes the section of every other game
+family with an ``optimal_report`` hook: 5000 and Pig (``--no-family NAME`` skips one;
+``--no-fivethousand`` is ``--no-family fivethousand``).  The simulated mean must agree with the
+DP value within sampling error (the ``z`` column).  Both output files are written
+atomically.  Only the documented run (``--games 100000 --seed 2024``; progress, threads, cache
+and batch options aside) writes ``results/`` by default; any other run writes
+``runs/optimal_report/`` (paths relative to the current directory) unless ``--out-dir`` says
+where.
 
 Example:
   dice-env optimal-report --games 100000 --seed 2024 --quiet
@@ -63,7 +65,9 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--no-variants", action="store_true",
                         help="skip the table of Joker readings on the Yahtzee card")
     parser.add_argument("--no-fivethousand", action="store_true",
-                        help="skip the 5000 section")
+                        help="skip the 5000 section (the same as --no-family fivethousand)")
+    parser.add_argument("--no-family", action="append", default=[], metavar="NAME",
+                        help="skip the section of this game family (repeatable)")
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
     return parser
 
@@ -88,14 +92,21 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> int:
         args.game, args.games, args.seed, "python scripts/optimal_report.py " + " ".join(argv),
         cache_dir=args.cache_dir, batch_size=args.batch_size, query_sample=args.query_sample,
         threads=args.threads, variants=not args.no_variants, progress=not args.quiet)
-    section = None
-    if not args.no_fivethousand:
-        from agents.evaluation.fivethousand_report import fivethousand_report
+    from agents.families import families
 
-        section, report["fivethousand"] = fivethousand_report(
-            args.games, args.seed, cache_dir=args.cache_dir, threads=args.threads or None,
-            progress=not args.quiet)
-    md, js = write_optimal_report(out, report, section)
+    skip = set(args.no_family) | ({"fivethousand"} if args.no_fivethousand else set())
+    unknown = sorted(skip - {f.name for f in families()})
+    if unknown:
+        parser.error(f"argument --no-family: unknown {', '.join(unknown)}; choose from "
+                     f"{', '.join(f.name for f in families())}")
+    sections = []
+    for family in families():
+        if family.has_hook("optimal_report") and family.name not in skip:
+            section, report[family.name] = family.hook("optimal_report")(
+                args.games, args.seed, cache_dir=args.cache_dir, threads=args.threads or None,
+                progress=not args.quiet)
+            sections.append(section)
+    md, js = write_optimal_report(out, report, sections)
     for r in report["results"]:
         print(f"{r['game']:20s} DP {r['expected_score']:.4f}  sim {r['simulated_mean']:.2f} "
               f"± {r['standard_error']:.2f} (z {r['z']:+.2f})  solve {r['solve']['seconds']:.2f}"

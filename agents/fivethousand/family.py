@@ -36,6 +36,7 @@ FAMILY = FiveThousandFamily(
         "learned-value": "agents.fivethousand.learned_value:LearnedValueAgent",
     },
     hooks={
+        "optimal_report": "agents.evaluation.fivethousand_report:fivethousand_report",
         "solvable_games": "agents.solvers.fivethousand_vi.summary:solvable_games",
         "solve_record": "agents.solvers.fivethousand_vi.summary:solve_record",
         "describe_solve": "agents.solvers.fivethousand_vi.summary:describe_fivethousand",
@@ -52,5 +53,6 @@ FAMILY = FiveThousandFamily(
             "agents.policies.structured.fivethousand_network:FIVETHOUSAND_DEFAULTS",
         "train_learned_value": "agents.training.learned_value.fivethousand:train_seed",
         "structured_rules": "agents.policies.structured.fivethousand_network:rules_spec",
+        "ppo_evaluation": "agents.training.ppo.evaluation:win_rate",
     },
 )

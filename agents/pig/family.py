@@ -19,12 +19,15 @@ FAMILY = AgentFamily(
         "hold-20": "agents.pig.bots:HoldAtAgent",
         "heuristic": "agents.pig.bots:HoldAtAgent",
         "optimal": "agents.pig.optimal:OptimalAgent",
+        "ppo": "agents.policies.committed:PPOAgent",
     },
     hooks={
+        "optimal_report": "agents.pig.report:optimal_report",
         "solvable_games": "agents.pig.solver:solvable_games",
         "solve_record": "agents.pig.solver:solve_record",
         "describe_solve": "agents.pig.solver:describe_record",
         "evaluate_players": "agents.pig.evaluation:evaluate_players",
         "regret": "agents.pig.evaluation:regret_of",
+        "ppo_evaluation": "agents.training.ppo.evaluation:win_rate",
     },
 )

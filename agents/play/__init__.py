@@ -42,15 +42,20 @@ browser.
 The modules, one responsibility each:
 
 * :mod:`.scorecard_session`, :mod:`.fivethousand_session` -- the game models, without input or
-  output: seats and bots, whose turn, the human's moves checked, the advisor's values and its
-  verdict on each choice, the computer's auto-score choice, the summary;
+  output: seats and bots, whose turn, the human's moves checked, the advisor (and its
+  verdict on each choice), the computer's auto-score choice, the summary;
 * :mod:`.scorecard_table` -- the cards of a scorecard game on the match core;
-* :mod:`.advisors` -- the optimal advisors, built once per process and shared;
-* :mod:`.seats` -- the bots by name, the log of the advisor's verdicts, a refused move;
+* :mod:`.advisors` -- the cache that builds each advisor once per process and shares it;
+* :mod:`.seats` -- the bots by name (a family's own through its ``"make_bot"`` hook), the log
+  of the advisor's verdicts, a refused move;
 * :mod:`.terminal` -- the terminal program: its command line (:mod:`.terminal.cli`), the game
   loops over the models (:mod:`.terminal.scorecard_game`, :mod:`.terminal.fivethousand_game`:
   the screen, the prompts, the auto-score timer), the text screen
   (:mod:`.terminal.scorecard_screen`), what the human types (:mod:`.terminal.commands`) and
   the timed line input (:mod:`.terminal.line_input`);
 * :mod:`.web` -- the web app (Starlette): its server, routes, views of the models, static page.
+
+Nothing shared here asks which game family it plays: the terminal program starts the family's
+game (its ``"terminal_game"`` hook), the web app its view (``"web_game"``, ``"web_tables"``,
+``"web_moves"``), and the page draws the layout the view sends (:mod:`.web.layout`).
 """

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.play.advisors import fivethousand_advisor, load_fivethousand_tables
+from agents.play.advisors import BUILD_LOCK, cached
 from agents.play.seats import (
     AdviceLog,
     IllegalMove,
@@ -32,7 +32,7 @@ from agents.play.seats import (
     Standing,
     check_people,
     check_seats,
-    make_bot,
+    registered_bot,
     standings,
     unique_names,
 )
@@ -44,6 +44,55 @@ ROLL, BANK = R.ROLL, R.BANK
 MAX_PLAYERS = 8
 #: the most bots (one seat at least is a person's)
 MAX_BOTS = MAX_PLAYERS - 1
+
+
+def load_fivethousand_optimal() -> Any | None:
+    """The optimal 5000 player/advisor if this installation has one, else ``None``."""
+    from agents.registry import make
+
+    try:
+        return make("optimal", "fivethousand")
+    except (ValueError, ImportError):
+        pass
+    try:
+        from agents.fivethousand.optimal import OptimalAgent
+    except ImportError:
+        return None
+    try:
+        agent = OptimalAgent("fivethousand")
+    except Exception:  # a missing or broken solver must not stop a game  # noqa: BLE001
+        return None
+    return agent if callable(getattr(agent, "advise", None)) else None
+
+
+def fivethousand_advisor() -> Any | None:
+    """The optimal 5000 player (win probability; solo: expected turns), or None if this
+    installation has none."""
+    return cached(("fivethousand",), load_fivethousand_optimal)
+
+
+def load_fivethousand_tables(agent: Any, num_players: int) -> None:
+    """Load (the first time on a machine: solve) the table the 5000 advisor ``agent`` reads
+    for ``num_players`` players, under the build lock: the solo table alone, the exact
+    three-player one for three, the two-player one otherwise."""
+    table = {1: "solo", 3: "three_player"}.get(num_players, "two_player")
+    with BUILD_LOCK:
+        getattr(agent, table, None)
+
+
+def make_bot(name: str, game: Any = "fivethousand") -> Any:
+    """A bot for a person's game of 5000 (the family's ``"make_bot"`` hook): the optimal
+    player the advisor is (its tables shared), or the registered player ``name``;
+    ``ValueError`` with a readable message when it does not exist."""
+    if name == "optimal":
+        bot = load_fivethousand_optimal()
+        if bot is None:
+            from agents.registry import available
+
+            raise ValueError("the optimal 5000 player is not available in this installation; "
+                             f"choose from {available('fivethousand')}")
+        return bot
+    return registered_bot(name, game)
 
 
 def action_name(action: int) -> str:
@@ -109,7 +158,8 @@ class FiveThousandSession(PeopleAtTable):
         opponents: the bots' names (with the people, at most :data:`MAX_PLAYERS` players).
         seed: seeds the dice and the bots (``None``: fresh entropy).
         advise: start with the advisor on (:meth:`set_advise` turns it on and off).
-        bot_factory: ``(name, game) -> player`` (default: the registered players).
+        bot_factory: ``(name, game) -> player`` (default :func:`make_bot`: the registered
+            players).
         people: the names of the people at the screen, in seat order (checked by
             :func:`~agents.play.seats.check_people`; default: one person, ``you``).
     """

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.play.advisors import scorecard_advisor, win_advisor
+from agents.play.advisors import cached
 from agents.play.scorecard_table import ScorecardTable
 from agents.play.seats import (
     AdviceLog,
@@ -43,6 +43,28 @@ from dice_env.scorecard.rules import Rules
 N_HOLDS = D.N_HOLDS
 #: the advisor lists at most this many options (plus the best box and the likeliest winner)
 TOP_ADVICE = 8
+
+
+def scorecard_advisor(rules: Rules) -> Any:
+    """The expected-score-optimal player of ``rules`` (its ``advise`` gives each option's
+    expected final score)."""
+    from agents.scorecard.optimal import OptimalAgent
+
+    return cached(("scorecard", rules), lambda: OptimalAgent(rules))
+
+
+def win_advisor(rules: Rules, num_players: int) -> Any | None:
+    """The win-value player for the P(win) column of a ``num_players`` game, or None where
+    it has no model."""
+    def build() -> Any | None:
+        from agents.scorecard.win_value import WinValueAgent
+
+        try:
+            return WinValueAgent(rules, num_players=num_players)
+        except (FileNotFoundError, ValueError):
+            return None
+
+    return cached(("win", rules, int(num_players)), build)
 
 
 def dice_text(dice: Sequence[int]) -> str:

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from agents.games import is_fivethousand
+from agents.games import resolve
 
 #: the name of the one person of a game nobody named (the screens then say "you")
 YOU = "you"
@@ -111,39 +111,25 @@ def standings_line(table: Sequence[Standing]) -> str:
     return "Standings: " + " | ".join(f"{s.place}. {s.name} {s.total}" for s in table)
 
 
-def load_fivethousand_optimal() -> Any | None:
-    """The optimal 5000 player/advisor if this installation has one, else ``None``."""
+def registered_bot(name: str, game: Any) -> Any:
+    """The registered player ``name`` of ``game`` (:func:`agents.registry.make`); a
+    ``ValueError`` with a readable message when it does not exist or cannot be built here."""
     from agents.registry import make
 
-    try:
-        return make("optimal", "fivethousand")
-    except (ValueError, ImportError):
-        pass
-    try:
-        from agents.fivethousand.optimal import OptimalAgent
-    except ImportError:
-        return None
-    try:
-        agent = OptimalAgent("fivethousand")
-    except Exception:  # a missing or broken solver must not stop a game  # noqa: BLE001
-        return None
-    return agent if callable(getattr(agent, "advise", None)) else None
-
-
-def make_bot(name: str, game: str) -> Any:
-    """A bot for ``game`` (``ValueError`` with a readable message when it does not exist)."""
-    from agents.registry import available, make
-
-    if is_fivethousand(game) and name == "optimal":
-        bot = load_fivethousand_optimal()
-        if bot is None:
-            raise ValueError("the optimal 5000 player is not available in this installation; "
-                             f"choose from {available('fivethousand')}")
-        return bot
     try:
         return make(name, game)
     except ImportError as exc:
         raise ValueError(f"player {name!r} is not available: {exc}") from None
+
+
+def make_bot(name: str, game: Any) -> Any:
+    """A bot for a person's game of ``game`` (a name or a resolved game): its family's
+    ``"make_bot"`` hook where it has one, else :func:`registered_bot` (``ValueError`` with a
+    readable message when it does not exist)."""
+    g = resolve(game)
+    if g.family.has_hook("make_bot"):
+        return g.family.hook("make_bot")(name, g)
+    return registered_bot(name, g)
 
 
 class IllegalMove(ValueError):

@@ -41,5 +41,6 @@ FAMILY = AgentFamily(
         "structured_defaults": "agents.policies.structured.network:DEFAULTS",
         "train_learned_value": "agents.training.learned_value.scorecard:train_seed",
         "structured_rules": "agents.policies.structured.network:rules_spec",
+        "ppo_evaluation": "agents.training.ppo.evaluation:mean_score",
     },
 )

@@ -2,11 +2,13 @@
 
 * :mod:`.games` -- the JSON-able payloads: one seed (:func:`inspect`, one or two agents on the
   same dice), an agent's costliest habits over a range of seeds (:func:`habits`), both together
-  for the replay file (:func:`replay_data`); :func:`inspector` builds the shared players;
-* :mod:`.scorecard`, :mod:`.fivethousand` -- the records of each game family, read off the
-  regret tools' traces;
-* :mod:`.charts` -- the charts of one game;
-* :mod:`.common` -- the decision table and helpers both families share.
+  for the replay file (:func:`replay_data`); :func:`inspector` builds the game family's
+  inspection (its ``"inspection"`` hook), which the code there asks for all that differs;
+* :mod:`.scorecard`, :mod:`.fivethousand` -- each family's inspection and records, read off
+  the regret tools' traces, and its charts;
+* :mod:`.charts` -- the format of a chart;
+* :mod:`.common` -- the base of an inspection, the decision table and the helpers every
+  family shares.
 """
 
 from agents.evaluation.inspect.games import (

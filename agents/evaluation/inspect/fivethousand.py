@@ -5,11 +5,13 @@ seed=S)`` plays: game 0 opened by the policy, game 1 by the optimal player (the 
 dice generator, so neither can be played alone).  Everything is read off that evaluation's
 trace (``trace=True``): a decision's values are the exact probabilities that the policy wins
 against the optimal player after each option, both then playing optimally, and its regret is
-the win probability the regret tool charged it.
+the win probability the regret tool charged it.  :class:`FiveThousandInspection` is the
+family's ``"inspection"`` hook (two-player 5000 only).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -20,15 +22,20 @@ from agents.evaluation.fivethousand_regret import (
     action_cells,
     fivethousand_gap,
 )
-from agents.evaluation.inspect.common import DecisionTable, finite, top_examples
+from agents.evaluation.inspect.charts import series
+from agents.evaluation.inspect.common import DecisionTable, Inspection, finite, top_examples
 from dice_env.fivethousand import rules as R
+from dice_env.fivethousand.family import DEFAULT_ENV_ID
 from dice_env.fivethousand.rules import FiveThousandRules
 
-__all__ = ["GAMES_PER_SEED", "fivethousand_decision_table", "fivethousand_games",
-           "fivethousand_habits", "fivethousand_kinds", "play_seed"]
+__all__ = ["GAMES_PER_SEED", "FiveThousandInspection", "fivethousand_charts",
+           "fivethousand_decision_table", "fivethousand_games", "fivethousand_habits",
+           "fivethousand_kinds", "play_seed"]
 
 #: the games one seed of 5000 plays (the policy opens one, the optimal player the other)
 GAMES_PER_SEED = 2
+#: a decision losing at least this much win probability is highlighted as costly
+COSTLY_WIN = 0.01
 
 
 def fivethousand_kinds() -> list[str]:
@@ -81,11 +88,15 @@ def _decisions(result: FiveThousandRegret, rules: FiveThousandRules
             thrown = int(R.ROLL_SIZE[roll])
             turn = int(st.turns[r, seat]) + 1
             same_turn = [d for d in out[g] if d["turn"] == turn]
+            scores = [int(st.scores[r, seat]), int(st.scores[r, 1 - seat])]
+            turn_total, roll_points = int(st.turn_total[r]), int(R.ROLL_POINTS[roll])
             out[g].append({
                 "index": len(out[g]), "turn": turn, "step": len(same_turn), "throw": thrown,
                 "kind": kinds[thrown - 1], "dice": [int(d) for d in st.dice[r] if d],
-                "scores": [int(st.scores[r, seat]), int(st.scores[r, 1 - seat])],
-                "turn_total": int(st.turn_total[r]), "roll_points": int(R.ROLL_POINTS[roll]),
+                "scores": scores, "turn_total": turn_total, "roll_points": roll_points,
+                "facts": [["scores", f"agent {scores[0]} · optimal {scores[1]}"],
+                          ["turn total before this throw", str(turn_total)],
+                          ["this throw scores", str(roll_points)]],
                 "options": options, "chosen": chosen, "best": int(batch.optimal[r]),
                 "regret": float(batch.loss[r]),
                 "value": finite(finite_values.max()) if finite_values.size else None,
@@ -178,3 +189,72 @@ def fivethousand_habits(results: list[FiveThousandRegret], examples: int = 3
     gap = float(np.mean([p["regret"] for p in per_game])) if per_game else 0.0
     return {"labels": labels, "counts": counts.tolist(), "loss": loss.tolist(), "cells": cells,
             "kinds": kinds, "games": per_game, "gap": gap}
+
+
+def fivethousand_charts(players: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The win probability against the optimal player before each decision and the start's
+    minus the regret so far, the cumulative regret, and both scores, for every player's
+    record of one game."""
+    win, regret, scores = [], [], []
+    for p, rec in enumerate(players):
+        who = rec["agent"]
+        pts = rec["turns"]
+        win.append(series(f"{who}: win probability before the decision", p, "solid",
+                          [[t["decision"] + 1, t["value"], t["decision"]] for t in pts]))
+        win.append(series(f"{who}: start's minus regret so far", p, "dashed",
+                          [[t["decision"] + 1, rec["optimal_value"] - t["regret"],
+                            t["decision"]] for t in pts]))
+        regret.append(series(f"{who}: regret so far", p, "solid",
+                             [[t["decision"] + 1, t["regret"], t["decision"]] for t in pts]))
+        scores.append(series(f"{who}: score", p, "solid",
+                             [[t["decision"] + 1, t["score"], t["decision"]] for t in pts]))
+        scores.append(series(f"optimal player (against {who})", p, "dashed",
+                             [[t["decision"] + 1, t["opponent"], t["decision"]] for t in pts]))
+    return [{"title": "Win probability against the optimal player", "x_label": "decision",
+             "y_label": "win probability", "series": win},
+            {"title": "Cumulative regret", "x_label": "decision",
+             "y_label": "win probability lost", "series": regret},
+            {"title": "Scores", "x_label": "decision", "y_label": "points", "series": scores}]
+
+
+class FiveThousandInspection(Inspection):
+    """Two-player 5000 inspected against the optimal player: the family's ``"inspection"``
+    hook.  ``ValueError`` for solo 5000 (inspect plays 5000 against the optimal player)."""
+
+    def __init__(self, game: Any, optimal: Any = None) -> None:
+        if game.env_id != DEFAULT_ENV_ID:
+            raise ValueError("inspect plays 5000 two-player, against the optimal player "
+                             f"(game 'fivethousand'), not {game.name!r}")
+        super().__init__(game, optimal)
+
+    def build_optimal(self) -> Any:
+        from agents.fivethousand.optimal import OptimalAgent
+
+        return OptimalAgent("fivethousand")
+
+    def fields(self) -> dict[str, Any]:
+        return {"value_label": "win probability vs optimal", "kinds": fivethousand_kinds(),
+                "costly": COSTLY_WIN, "position": "facts"}
+
+    def game_records(self, agent: Any, seed: int, name: str) -> list[dict[str, Any]]:
+        return fivethousand_games(play_seed(agent, seed, self.optimal, name),
+                                  self.optimal.rules, name)
+
+    def view_label(self, first: dict[str, Any], k: int) -> str:
+        return f"seed {first['seed']}, game {k + 1}: " + \
+            ("the agent opens" if first["opens"] else "the optimal player opens")
+
+    def charts(self, players: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return fivethousand_charts(players)
+
+    def habits(self, agent: Any, seeds: Sequence[int], name: str, examples: int
+               ) -> tuple[dict[str, Any], dict[int, Callable[[], list[dict[str, Any]]]]]:
+        results = [play_seed(agent, s, self.optimal, name) for s in seeds]
+        rules = self.optimal.rules
+        records = {r.seed: (lambda r=r: fivethousand_games(r, rules, name)) for r in results}
+        return fivethousand_habits(results, examples), records
+
+    def seed_fragments(self, agent: Any, seeds: Sequence[int], name: str, examples: int
+                       ) -> dict[int, dict[str, Any]]:
+        return {int(s): fivethousand_habits([play_seed(agent, int(s), self.optimal, name)],
+                                            examples) for s in seeds}

@@ -1,12 +1,16 @@
 """Decision-by-decision records of an agent's games, for the inspect view and the replay file.
 
-What "seed S" means:
+Everything that differs between game families comes from the family's *inspection*, the
+object its ``"inspection"`` hook builds (:class:`~agents.evaluation.inspect.common.Inspection`:
+:class:`~agents.evaluation.inspect.scorecard.ScorecardInspection`,
+:class:`~agents.evaluation.inspect.fivethousand.FiveThousandInspection`); the code here asks
+it and never tests which family it inspects.  What "seed S" means is the family's:
 
 * **scorecard games** -- the first game of the evaluation seeded ``S``: the game
   ``optimality_gap(agent, game, games=n, seed=S)`` plays first (for any ``n``), whose dice come
   from the stream ``(S, 0)``.  ``optimality_gap(..., game_seeds=[S])`` plays exactly it alone.
 * **5000** -- the pair of games ``fivethousand_gap(agent, games=2, seed=S)`` plays against the
-  optimal player: game 0 opened by the agent, game 1 by the optimum.
+  optimal player: game 0 opened by the agent, game 1 by the optimum (``games_per_seed`` 2).
 
 The records are read off the regret tools' own traces (``trace=True``), never recomputed, so a
 game's per-decision regrets sum to the regret :func:`~agents.evaluation.scorecard_regret.
@@ -19,9 +23,11 @@ tool's box-vs-optimal table, or roll-on / bank table for 5000, with example posi
 
 The payload (``format`` ``"dice-env-inspect/1"``)::
 
-    {"format", "game", "family": "scorecard" | "fivethousand", "title", "unit", "value_label",
-     "kinds": [decision kinds], "box_labels": [...] (scorecard), "seed", "agents": [names],
-     "games": [GAMEVIEW], "habits": [HABITS] (optional)}
+    {"format", "game", "family": "scorecard" | "fivethousand", "title", "unit",
+     "games_per_seed", "value_label", "kinds": [decision kinds], "costly",
+     "position": "card" | "facts" (how the page draws a decision's position),
+     "box_labels", "upper_boxes", "upper_bonus_threshold", "upper_bonus" (a "card"),
+     "seed", "agents": [names], "games": [GAMEVIEW], "habits": [HABITS] (optional)}
     GAMEVIEW = {"index", "label", "players": [RECORD per agent], "charts": [CHART]}
     RECORD   = {"agent", "seed", "index", "stream", "optimal_value", "regret",
                 "score" & "luck" (scorecard) | "opens" & "won" (5000),
@@ -29,8 +35,9 @@ The payload (``format`` ``"dice-env-inspect/1"``)::
     DECISION = {"index", "turn", "step", "throw", "kind", "dice", "options":
                 [{"action", "label", "value"}] (best first), "chosen", "best", "regret",
                 "value" (before), "after" (the chosen option's value),
-                scorecard: "rolls_left", "card", "box_points", "upper_total", "five_bonus",
-                "total"; 5000: "scores" [agent, optimum], "turn_total", "roll_points"}
+                scorecard: "kept" (the dice positions the choice keeps), "rolls_left",
+                "card", "box_points", "upper_total", "five_bonus", "total"; 5000: "scores"
+                [agent, optimum], "turn_total", "roll_points", "facts" [[label, text]]}
     CHART    = {"title", "x_label", "y_label", "series": [{"name", "player", "style",
                 "points": [[x, y, decision index], ...]}]}
     HABITS   = {"agent", "seeds": [first, last], "games" (count), "unit", "gap", "labels",
@@ -45,130 +52,44 @@ expectation of the points to come) or the probability of beating the optimal pla
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
+from agents.evaluation.inspect.common import FORMAT, MAX_SEED, Inspection, check_seed
+from agents.games import resolve
 
-from agents.evaluation.inspect.charts import game_charts
-from agents.evaluation.inspect.fivethousand import (
-    GAMES_PER_SEED,
-    fivethousand_games,
-    fivethousand_habits,
-    fivethousand_kinds,
-    play_seed,
-)
-from agents.evaluation.inspect.scorecard import scorecard_games, scorecard_habits
-from agents.evaluation.scorecard_regret import decision_kinds, optimality_gap
-from agents.games import FIVE_THOUSAND, FIVE_THOUSAND_ID, Game, resolve
-from dice_env.scorecard.rules import UPPER_KINDS
+__all__ = ["FORMAT", "MAX_HABIT_GAMES", "MAX_SEED", "Inspector", "habits", "inspect",
+           "inspector", "parse_seed_range", "replay_data"]
 
-__all__ = ["FORMAT", "MAX_HABIT_GAMES", "Inspector", "habits", "inspect", "inspector",
-           "parse_seed_range", "replay_data"]
-
-FORMAT = "dice-env-inspect/1"
 #: the most games one habits table may play (5000 plays two per seed)
 MAX_HABIT_GAMES = 200
 #: the most example games a habits table carries inline (``include_games``)
 MAX_EXAMPLE_GAMES = 10
-#: the largest seed accepted (numpy seeds must be non-negative)
-MAX_SEED = 2**63 - 1
-#: a decision losing at least this much is highlighted as costly (points; win probability)
-COSTLY_POINTS, COSTLY_5000 = 1.0, 0.01
-TITLES = {"penta": "Penta", "dice-poker": "Dice Poker", "fivethousand": "5000"}
+#: one game resolved for inspection (the base of every family's inspection)
+Inspector = Inspection
 
 
-@dataclass
-class Inspector:
-    """One game resolved for inspection, with its optimal player (reused across calls)."""
+def inspector(game: Any = "penta", optimal: Any = None) -> Inspection:
+    """Resolve ``game`` and build its family's inspection (the ``"inspection"`` hook), with
+    ``optimal`` as its optimal player (default: built when first needed).
 
-    game: Game
-    optimal: Any
-
-    @property
-    def family(self) -> str:
-        return self.game.family
-
-    @property
-    def name(self) -> str:
-        return self.game.name
-
-    def games_per_seed(self) -> int:
-        """Games one seed plays (1, or 2 for 5000's seat-balanced pair)."""
-        return GAMES_PER_SEED if self.family == FIVE_THOUSAND else 1
-
-    def header(self) -> dict[str, Any]:
-        """The payload's game-level fields."""
-        out: dict[str, Any] = {"format": FORMAT, "game": self.name, "family": self.family,
-                               "title": TITLES.get(self.name, self.name)}
-        if self.family == FIVE_THOUSAND:
-            out.update(unit="win probability", value_label="win probability vs optimal",
-                       kinds=fivethousand_kinds(), costly=COSTLY_5000)
-        else:
-            rules = self.game.rules
-            out.update(unit="points", value_label="expected final score",
-                       kinds=decision_kinds(rules), box_labels=list(rules.labels),
-                       upper_boxes=len(UPPER_KINDS),
-                       upper_bonus_threshold=int(rules.upper_bonus_threshold),
-                       upper_bonus=int(rules.upper_bonus), costly=COSTLY_POINTS)
-        return out
-
-    def records(self, agent: Any, seed: int, name: str) -> list[dict[str, Any]]:
-        """The agent's records of seed ``seed`` (one game, or 5000's pair)."""
-        _check_seed(seed)
-        if self.family == FIVE_THOUSAND:
-            return fivethousand_games(play_seed(agent, seed, self.optimal, name),
-                                      self.optimal.rules, name)
-        result = optimality_gap(agent, self.game.rules, game_seeds=[seed], paired=False,
-                                optimal=self.optimal, name=name, trace=True)
-        return scorecard_games(result, self.game.rules, name)
-
-
-def inspector(game: Any = "penta", optimal: Any = None) -> Inspector:
-    """Resolve ``game`` (a scorecard preset or id, or 5000 two-player) and its optimal player.
-
-    Raises ``ValueError`` for an unknown game or 5000 solo (inspect plays 5000 against the
-    optimal player).
+    Raises ``ValueError`` for an unknown game, a game whose family has no inspection, or one
+    its family refuses (5000 solo: inspect plays 5000 against the optimal player).
     """
     g = resolve(game)
-    if g.family == FIVE_THOUSAND:
-        if g.env_id != FIVE_THOUSAND_ID:
-            raise ValueError("inspect plays 5000 two-player, against the optimal player "
-                             f"(game 'fivethousand'), not {g.name!r}")
-        if optimal is None:
-            from agents.fivethousand.optimal import OptimalAgent
-
-            optimal = OptimalAgent("fivethousand")
-    elif optimal is None:
-        from agents.scorecard.optimal import OptimalAgent
-
-        optimal = OptimalAgent(g.rules)
-    return Inspector(g, optimal)
-
-
-def _check_seed(seed: int) -> None:
-    if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) \
-            or not 0 <= seed <= MAX_SEED:
-        raise ValueError(f"a seed is an integer from 0 to {MAX_SEED}, got {seed!r}")
+    return g.family.hook("inspection")(g, optimal)
 
 
 def _name(agent: Any, name: str | None) -> str:
     return name or str(getattr(agent, "name", None) or type(agent).__name__)
 
 
-def _views(insp: Inspector, per_player: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
+def _views(insp: Inspection, per_player: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
     """One view per game of the seed: every player's record of it and the charts."""
     views = []
     for k in range(len(per_player[0])):
         players = [records[k] for records in per_player]
-        first = players[0]
-        if insp.family == FIVE_THOUSAND:
-            label = f"seed {first['seed']}, game {k + 1}: " + \
-                    ("the agent opens" if first["opens"] else "the optimal player opens")
-        else:
-            label = f"seed {first['seed']}"
-        views.append({"index": k, "label": label, "players": players,
-                      "charts": game_charts(insp.family, players)})
+        views.append({"index": k, "label": insp.view_label(players[0], k), "players": players,
+                      "charts": insp.charts(players)})
     return views
 
 
@@ -180,7 +101,8 @@ def inspect(agent: Any, game: Any = "penta", seed: int = 0, *, name: str | None 
 
     Args:
         agent: any player of ``game`` (see :func:`agents.load`).
-        game: a scorecard preset / id, or ``"fivethousand"`` (against the optimal player).
+        game: a game whose family has an inspection: a scorecard preset / id, or
+            ``"fivethousand"`` (against the optimal player).
         seed: which game (see the module docstring); a non-negative integer.
         name, other_name: the agents' names in the record.
         other: a second agent, played on the same dice.
@@ -189,7 +111,7 @@ def inspect(agent: Any, game: Any = "penta", seed: int = 0, *, name: str | None 
     Returns:
         The JSON-able payload described in the module docstring.
     """
-    insp = optimal if isinstance(optimal, Inspector) else inspector(game, optimal)
+    insp = optimal if isinstance(optimal, Inspection) else inspector(game, optimal)
     players = [(agent, _name(agent, name))]
     if other is not None:
         players.append((other, _name(other, other_name)))
@@ -231,29 +153,18 @@ def habits(agent: Any, game: Any = "penta", seeds: Sequence[int] = range(20), *,
 
     At most :data:`MAX_HABIT_GAMES` games.
     """
-    insp = optimal if isinstance(optimal, Inspector) else inspector(game, optimal)
+    insp = optimal if isinstance(optimal, Inspection) else inspector(game, optimal)
     seeds = [int(s) for s in seeds]
     for s in seeds:
-        _check_seed(s)
+        check_seed(s)
     if not seeds or len(seeds) * insp.games_per_seed() > MAX_HABIT_GAMES:
         raise ValueError(f"habits need 1 to {MAX_HABIT_GAMES // insp.games_per_seed()} seeds, "
                          f"got {len(seeds)}")
     name = _name(agent, name)
-    if insp.family == FIVE_THOUSAND:
-        results = [play_seed(agent, s, insp.optimal, name) for s in seeds]
-        out = fivethousand_habits(results, examples)
-        records = {r.seed: (lambda r=r: fivethousand_games(r, insp.optimal.rules, name))
-                   for r in results}
-    else:
-        rules = insp.game.rules
-        result = optimality_gap(agent, rules, game_seeds=seeds, paired=False,
-                                optimal=insp.optimal, name=name, trace=True)
-        out = scorecard_habits(result, rules, examples)
-        records = {s: (lambda g=g: scorecard_games(result, rules, name, only=[g]))
-                   for g, s in enumerate(seeds)}
+    out, records = insp.habits(agent, seeds, name, examples)
     out["per_game"] = out.pop("games")
     out.update(agent=name, seeds=[seeds[0], seeds[-1]], games=len(out["per_game"]),
-               unit="win probability" if insp.family == FIVE_THOUSAND else "points")
+               unit=insp.game.family.unit)
     if include_games:
         wanted: list[int] = []  # the costliest cells' examples first
         for group in out["cells"] + out["kinds"]:
@@ -271,7 +182,7 @@ def replay_data(players: Sequence[tuple[str, Any]], game: Any, seed: int,
     example games inline."""
     if not 1 <= len(players) <= 2:
         raise ValueError(f"one or two agents, got {len(players)}")
-    insp = optimal if isinstance(optimal, Inspector) else inspector(game, optimal)
+    insp = optimal if isinstance(optimal, Inspection) else inspector(game, optimal)
     (name, agent), *rest = players
     other, other_name = rest[0][1] if rest else None, rest[0][0] if rest else None
     data = inspect(agent, game, seed, name=name, other=other, other_name=other_name,

@@ -7,22 +7,38 @@ recomputed, so the regrets shown are the regret tool's, decision for decision.
 
 A decision's values are shown as expected final scores: the points on the card plus ``Q*(s,
 a)``, the points still to come after ``a`` with optimal play from then on.
+
+"Seed S" of a scorecard game is the first game of the evaluation seeded ``S``: the game
+``optimality_gap(agent, game, games=n, seed=S)`` plays first (for any ``n``), whose dice come
+from the stream ``(S, 0)``; ``optimality_gap(..., game_seeds=[S])`` plays exactly it alone.
+:class:`ScorecardInspection` is the family's ``"inspection"`` hook.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
-from agents.evaluation.inspect.common import DecisionTable, finite, top_examples
-from agents.evaluation.scorecard_regret import ScorecardRegret, box_cells, decision_kinds
+from agents.evaluation.inspect.charts import series
+from agents.evaluation.inspect.common import DecisionTable, Inspection, finite, top_examples
+from agents.evaluation.scorecard_regret import (
+    ScorecardRegret,
+    box_cells,
+    decision_kinds,
+    optimality_gap,
+)
 from dice_env.dice import N_DICE, N_HOLDS
 from dice_env.scorecard import game as G
-from dice_env.scorecard.rules import Rules
+from dice_env.scorecard.rules import UPPER_KINDS, Rules
 
-__all__ = ["scorecard_decision_table", "scorecard_games", "scorecard_habits", "action_label"]
+__all__ = ["ScorecardInspection", "action_label", "scorecard_charts", "scorecard_decision_table",
+           "scorecard_games", "scorecard_habits", "split_by_game"]
+
+#: a decision losing at least this many points is highlighted as costly
+COSTLY_POINTS = 1.0
 
 
 def action_label(rules: Rules, dice: np.ndarray, action: int, points: np.ndarray) -> str:
@@ -68,6 +84,7 @@ def _decisions(result: ScorecardRegret, rules: Rules, wanted: Sequence[int]
                                for p, ok in zip(points[r].tolist(), legal[r].tolist())],
                 "upper_total": int(st.upper_total[r]), "five_bonus": int(st.five_bonus[r]),
                 "total": int(card), "options": options, "chosen": chosen, "best": best,
+                "kept": [i for i in range(N_DICE) if chosen < N_HOLDS and chosen >> i & 1],
                 "regret": float(batch.loss[b]),
                 "value": finite(card + values[legal_actions].max()),
                 "after": finite(card + values[chosen]),
@@ -158,3 +175,121 @@ def scorecard_habits(result: ScorecardRegret, rules: Rules, examples: int = 3
     return {"labels": labels, "counts": result.box_counts.tolist(),
             "loss": result.box_loss.tolist(), "cells": cells, "kinds": kinds,
             "games": per_game, "gap": result.gap}
+
+
+def scorecard_charts(players: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The score on the card and the optimum's expectation of the final score after each
+    turn, and the cumulative regret, for every player's record of one game."""
+    score, regret = [], []
+    for p, rec in enumerate(players):
+        who = rec["agent"]
+        start = [[0, rec["optimal_value"], 0]]
+        turns = rec["turns"]
+        score.append(series(f"{who}: expected final score", p, "solid", start + [
+            [t["turn"], t["expected"], t["decision"]] for t in turns]))
+        score.append(series(f"{who}: score on the card", p, "dashed", [[0, 0, 0]] + [
+            [t["turn"], t["score"], t["decision"]] for t in turns]))
+        regret.append(series(f"{who}: regret so far", p, "solid", [[0, 0.0, 0]] + [
+            [t["turn"], t["regret"], t["decision"]] for t in turns]))
+    last = max((len(rec["turns"]) for rec in players), default=0)
+    v0 = players[0]["optimal_value"]
+    score.append(series("optimum's expectation at the start", -1, "dotted",
+                        [[0, v0, 0], [last, v0, 0]]))
+    return [{"title": "Score against the optimum's expectation", "x_label": "turn",
+             "y_label": "points", "series": score},
+            {"title": "Cumulative regret", "x_label": "turn", "y_label": "points lost",
+             "series": regret}]
+
+
+def split_by_game(result: ScorecardRegret) -> list[ScorecardRegret]:
+    """One :class:`~agents.evaluation.scorecard_regret.ScorecardRegret` per game of
+    ``result`` (played with ``game_seeds`` and ``trace=True``): each the result its game's seed
+    gives alone (the trace's decisions of that game, its per-game rows, the box table and
+    the decision counts summed over its decisions as the regret recorder sums them)."""
+    from agents.evaluation.scorecard_games import ScorecardGames
+    from agents.evaluation.scorecard_regret import DecisionBatch
+
+    rules_boxes = len(result.box_labels)
+    rolls = len(result.kinds)
+    out = []
+    for g in range(result.games):
+        trace = []
+        decisions = np.zeros(rolls, dtype=np.int64)
+        mistakes = np.zeros(rolls, dtype=np.int64)
+        counts = np.zeros((rules_boxes + 1, rules_boxes + 1), dtype=np.int64)
+        loss = np.zeros((rules_boxes + 1, rules_boxes + 1))
+        for batch in result.trace:
+            rows = np.flatnonzero(batch.games == g)
+            if rows.size == 0:
+                continue
+            part = DecisionBatch(np.zeros(rows.size, dtype=np.int64), batch.state.take(rows),
+                                 batch.masks[rows], batch.values[rows], batch.chosen[rows],
+                                 batch.optimal[rows], batch.loss[rows])
+            trace.append(part)
+            kind = rolls - 1 - part.state.rolls_left
+            np.add.at(decisions, kind, 1)
+            np.add.at(mistakes, kind, part.loss > 0)
+            row, col, boxes = box_cells(part.chosen, part.optimal, rules_boxes)
+            np.add.at(counts, (row[boxes], col[boxes]), 1)
+            np.add.at(loss, (row[boxes], col[boxes]), part.loss[boxes])
+        one = slice(g, g + 1)
+        stats = ScorecardGames(result.stats.total[one], result.stats.upper_bonus[one],
+                               result.stats.five_kind[one], result.stats.five_bonus[one])
+        out.append(replace(
+            result, games=1, seed=int(result.game_seeds[g]), per_game=result.per_game[one],
+            by_kind=result.by_kind[one], by_turn=result.by_turn[one], decisions=decisions,
+            mistakes=mistakes, box_counts=counts, box_loss=loss, stats=stats,
+            optimal_stats=None,
+            luck=None if result.luck is None else result.luck[one],
+            realized=None if result.realized is None else result.realized[one],
+            game_seeds=result.game_seeds[one], trace=trace))
+    return out
+
+
+class ScorecardInspection(Inspection):
+    """A scorecard game (any preset or ``Rules``) inspected against its optimal
+    (expected-score) player: the family's ``"inspection"`` hook."""
+
+    def build_optimal(self) -> Any:
+        from agents.scorecard.optimal import OptimalAgent
+
+        return OptimalAgent(self.game.rules)
+
+    def _gap(self, agent: Any, seeds: Sequence[int], name: str) -> ScorecardRegret:
+        """The regret tool's evaluation of the games of ``seeds``, with its trace."""
+        return optimality_gap(agent, self.game.rules, game_seeds=list(seeds), paired=False,
+                              optimal=self.optimal, name=name, trace=True)
+
+    def fields(self) -> dict[str, Any]:
+        rules = self.game.rules
+        return {"value_label": "expected final score", "kinds": decision_kinds(rules),
+                "costly": COSTLY_POINTS, "position": "card", "box_labels": list(rules.labels),
+                "upper_boxes": len(UPPER_KINDS),
+                "upper_bonus_threshold": int(rules.upper_bonus_threshold),
+                "upper_bonus": int(rules.upper_bonus)}
+
+    def game_records(self, agent: Any, seed: int, name: str) -> list[dict[str, Any]]:
+        return scorecard_games(self._gap(agent, [seed], name), self.game.rules, name)
+
+    def view_label(self, first: dict[str, Any], k: int) -> str:
+        return f"seed {first['seed']}"
+
+    def charts(self, players: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return scorecard_charts(players)
+
+    def habits(self, agent: Any, seeds: Sequence[int], name: str, examples: int
+               ) -> tuple[dict[str, Any], dict[int, Callable[[], list[dict[str, Any]]]]]:
+        rules = self.game.rules
+        result = self._gap(agent, seeds, name)
+        records = {s: (lambda g=g: scorecard_games(result, rules, name, only=[g]))
+                   for g, s in enumerate(seeds)}
+        return scorecard_habits(result, rules, examples), records
+
+    def seed_fragments(self, agent: Any, seeds: Sequence[int], name: str, examples: int
+                       ) -> dict[int, dict[str, Any]]:
+        """Played in one batch (several times faster than one game at a time), then cut
+        per game (:func:`split_by_game`)."""
+        seeds = [int(s) for s in seeds]
+        result = self._gap(agent, seeds, name)
+        return {s: scorecard_habits(one, self.game.rules, examples)
+                for s, one in zip(seeds, split_by_game(result), strict=True)}

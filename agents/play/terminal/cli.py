@@ -8,16 +8,14 @@ import sys
 from collections.abc import Sequence
 from typing import TextIO
 
-from agents.games import FIVE_THOUSAND, SCORECARD, Game, resolve
+from agents.families import families
+from agents.games import Game, known_games, resolve
 from agents.play.seats import check_people
-from agents.play.terminal.fivethousand_game import FiveThousandTerminalGame
 from agents.play.terminal.line_input import Terminal
-from agents.play.terminal.scorecard_game import ScorecardTerminalGame
-from agents.registry import available
-from dice_env.scorecard.rules import PRESETS
 
-FIVE_THOUSAND_NAMES = ("5000", "fivethousand", "five-thousand")
 GAME_ALIASES = {"poker": "dice-poker", "dicepoker": "dice-poker", "dice_poker": "dice-poker"}
+#: the games named first in the help (the others: every game a family plays in the terminal)
+FIRST_GAMES = ("penta", "dice-poker", "5000")
 
 
 class _Formatter(argparse.HelpFormatter):
@@ -65,18 +63,30 @@ def _seed(text: str) -> int:
     return value
 
 
+def _terminal_families() -> list:
+    """The game families that have a terminal game (the ``"terminal_game"`` hook)."""
+    return [f for f in families() if f.has_hook("terminal_game")]
+
+
+def terminal_games() -> list[str]:
+    """Every game name the terminal program accepts (Gymnasium ids aside)."""
+    names = {f.name for f in _terminal_families()}
+    return [n for n in known_games() if "/" not in n and " " not in n
+            and resolve(n).family.name in names]
+
+
 def build_parser(prog: str = "dice-play") -> argparse.ArgumentParser:
-    players = available()
+    bots = "; ".join(f"{f.title}: {', '.join(sorted(f.players))}"
+                     for f in _terminal_families())
+    others = [n for n in terminal_games() if n not in FIRST_GAMES]
     p = _Parser(
         prog=prog, formatter_class=_Formatter,
         description="Play Penta, Dice Poker or 5000 in the terminal, alone or against bots.",
-        epilog=f"Scorecard bots: {', '.join(players[SCORECARD])}. 5000 bots: "
-               f"{', '.join(players[FIVE_THOUSAND])} (ppo, learned-value and win-value play the "
-               "committed models; win-value reads every card and plays to win). Type ? in the "
-               "game for the commands. The full rules: docs/rules.md in the dice-env "
-               "repository.")
-    p.add_argument("game", help="penta, dice-poker (or another scorecard preset: "
-                   f"{', '.join(sorted(PRESETS))}) or 5000")
+        epilog=f"Bots of {bots} (ppo, learned-value and win-value play the committed models; "
+               "win-value reads every card and plays to win). Type ? in the game for the "
+               "commands. The full rules: docs/rules.md in the dice-env repository.")
+    p.add_argument("game", help=f"{', '.join(FIRST_GAMES)} or another game: "
+                   f"{', '.join(others)}")
     p.add_argument("--opponents", default="", metavar="NAMES",
                    help="comma-separated bots to play against, e.g. heuristic,optimal "
                         "(default: play alone)")
@@ -99,10 +109,11 @@ def build_parser(prog: str = "dice-play") -> argparse.ArgumentParser:
 
 def _resolve_game(name: str) -> Game:
     low = GAME_ALIASES.get(name.lower(), name.lower())
-    if low in FIVE_THOUSAND_NAMES or low in PRESETS:
+    games = terminal_games()
+    if low in games:
         return resolve(low)
-    raise ValueError(f"unknown game {name!r}; choose penta, dice-poker, 5000 or a preset "
-                     f"({', '.join(sorted(PRESETS))})")
+    raise ValueError(f"unknown game {name!r}; choose {', '.join(FIRST_GAMES)} or another "
+                     f"game ({', '.join(n for n in games if n not in FIRST_GAMES)})")
 
 
 def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None,
@@ -120,14 +131,9 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None,
         parser.error(f"argument --people: {exc}")
     try:
         game = _resolve_game(args.game)
-        if game.family == FIVE_THOUSAND:
-            if len(opponents) > 7:
-                raise ValueError("5000 seats at most 7 bots")
-            session: ScorecardTerminalGame | FiveThousandTerminalGame = (
-                FiveThousandTerminalGame(term, opponents, args.seed, args.advise, people))
-        else:
-            session = ScorecardTerminalGame(game.rules, term, opponents, args.seed,
-                                            args.auto_seconds, args.advise, people)
+        session = game.family.hook("terminal_game")(
+            game, term, opponents, args.seed, advise=args.advise, people=people,
+            auto_seconds=args.auto_seconds)
     except ValueError as exc:
         parser.error(str(exc))
     try:

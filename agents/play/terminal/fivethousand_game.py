@@ -6,8 +6,9 @@ optimal advisor of whoever is to move."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
-from agents.play.fivethousand_session import BANK, ROLL, FiveThousandSession
+from agents.play.fivethousand_session import BANK, MAX_BOTS, ROLL, FiveThousandSession
 from agents.play.seats import IllegalMove, result_line, standings_line
 from agents.play.terminal.commands import (
     FIVE_THOUSAND_HELP,
@@ -130,3 +131,14 @@ class FiveThousandTerminalGame:
             return 0
         self._final(events)
         return 0
+
+
+def start_game(game: Any, term: Terminal, opponents: Sequence[str], seed: int | None, *,
+               advise: bool, people: Sequence[str] | None = None,
+               auto_seconds: float = 3.0) -> FiveThousandTerminalGame:
+    """A game of 5000 in the terminal, ready to :meth:`~FiveThousandTerminalGame.play`: the
+    family's ``"terminal_game"`` hook (``auto_seconds`` is not used: 5000 has no auto-score
+    timer).  ``ValueError`` with a readable message for a bot or a table it cannot seat."""
+    if len(opponents) > MAX_BOTS:
+        raise ValueError(f"5000 seats at most {MAX_BOTS} bots")
+    return FiveThousandTerminalGame(term, opponents, seed, advise, people)

@@ -6,6 +6,7 @@ of the choice after it) on a text screen."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from agents.play.scorecard_session import (
     N_HOLDS,
@@ -193,3 +194,13 @@ class ScorecardTerminalGame:
                 self.term.say(f"Total expected loss of {whose} game: {person.loss or 0:.2f} "
                               f"points over {person.decisions} decisions {expects}.")
         return 0
+
+
+def start_game(game: Any, term: Terminal, opponents: Sequence[str], seed: int | None, *,
+               advise: bool, people: Sequence[str] | None = None,
+               auto_seconds: float = 3.0) -> ScorecardTerminalGame:
+    """A scorecard game of ``game`` (a resolved :class:`~agents.games.Game`) in the terminal,
+    ready to :meth:`~ScorecardTerminalGame.play`: the family's ``"terminal_game"`` hook.
+    ``ValueError`` with a readable message for a bot or a table it cannot seat."""
+    return ScorecardTerminalGame(game.rules, term, opponents, seed, auto_seconds, advise,
+                                 people)

@@ -12,7 +12,8 @@ The modules:
 * :mod:`.validation` -- every request body, checked;
 * :mod:`.scorecard_view`, :mod:`.fivethousand_view` -- a game model
   (:mod:`agents.play.scorecard_session`, :mod:`agents.play.fivethousand_session`) as the JSON
-  the page draws, and the page's moves played on it;
+  the page draws, and the page's moves played on it (each family's web hooks);
+  :mod:`.layout` -- what every view sends so that the page draws it without knowing the game;
 * :mod:`.inspect_routes` -- the inspect view's page and API; :mod:`.inspect_work` -- its
   inspections, cached per seed;
   :mod:`.replay_page` -- that page as one self-contained HTML file;

@@ -25,7 +25,8 @@ Routes (every ``/api`` answer is JSON; an error is ``{"error": "one line"}`` wit
 * ``DELETE /api/games/{id}`` -- 204;
 * the inspect view's routes (:func:`agents.play.web.inspect_routes.inspect_routes`).
 
-``state`` is the view of :mod:`.scorecard_view` or :mod:`.fivethousand_view`; ``frames`` the
+``state`` is the view of the game's family (its ``"web_game"`` hook: :mod:`.scorecard_view`,
+:mod:`.fivethousand_view`), with the layout the page draws (:mod:`.layout`); ``frames`` the
 bots' decisions since, for the page to replay.
 
 Long work (solving tables, inspections) runs in the worker processes of a
@@ -54,6 +55,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from agents.games import resolve
 from agents.paths import package_data
 from agents.play.advisors import BUILD_LOCK
 from agents.play.seats import IllegalMove
@@ -170,26 +172,15 @@ def readiness(tables: Tables, runner: JobRunner) -> dict[str, Any]:
 
 
 def _new_game(spec: NewGame, agents: Mapping[str, AgentFactory], auto_seconds: float) -> Any:
-    """Build the game a checked request asks for (the bots from ``agents`` only)."""
-    title, family = WEB_GAMES[spec.game]
-    people = {"people": list(spec.people)} if spec.people else {}  # pass and play
+    """Build the game a checked request asks for (the bots from ``agents`` only): its
+    family's web game (the ``"web_game"`` hook)."""
+    title, _ = WEB_GAMES[spec.game]
+    game = resolve(spec.game)
 
-    def bot(name: str, game: str) -> Any:
-        return agents[name](game)
+    def bot(name: str, game_name: str) -> Any:
+        return agents[name](game_name)
 
-    if family == "scorecard":
-        from agents.play.scorecard_session import ScorecardSession
-        from agents.play.web.scorecard_view import ScorecardWebGame
-        from dice_env.scorecard.rules import get_rules
-
-        session = ScorecardSession(get_rules(spec.game), spec.opponents, spec.seed,
-                                   spec.advisor, bot_factory=bot, **people)
-        return ScorecardWebGame(session, title, auto_seconds)
-    from agents.play.fivethousand_session import FiveThousandSession
-    from agents.play.web.fivethousand_view import FiveThousandWebGame
-
-    return FiveThousandWebGame(FiveThousandSession(spec.opponents, spec.seed, spec.advisor,
-                                                   bot_factory=bot, **people), title)
+    return game.family.hook("web_game")(game, spec, bot, auto_seconds, title)
 
 
 def create_app(agents: Mapping[str, AgentFactory] | None = None, *, auto_seconds: float = 3.0,
@@ -292,7 +283,7 @@ def create_app(agents: Mapping[str, AgentFactory] | None = None, *, auto_seconds
             with BUILD_LOCK:  # loads (never solves: the tables are ready) one at a time
                 game = _new_game(spec, agents, auto_seconds)
             tables.attach(game.session)
-            frames = game.bot_frames(start=True) if game.family == "fivethousand" else []
+            frames = game.bot_frames(start=True)
             return game, frames, game.view()  # (the view computes the advice: not in the loop)
 
         try:
@@ -316,7 +307,7 @@ def create_app(agents: Mapping[str, AgentFactory] | None = None, *, auto_seconds
     async def move(request: Request) -> Response:
         entry = _entry(request)
         body = await read_json(request)
-        checked = parse_move(body, entry.game.family, entry.game.n_boxes)
+        checked = parse_move(body, entry.game.moves, entry.game.n_boxes)
 
         def work() -> dict:
             tables.attach(entry.game.session)  # a last-turn table built since

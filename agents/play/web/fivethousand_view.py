@@ -7,11 +7,17 @@ what happened between two of the people's decisions comes back as frames (the vi
 each bot decision, and the events it caused in words) for the page to replay.  Several people
 may share the screen (pass and play): the moves come from whichever person is to move
 (``turn_of``), whom the advisor advises; the events name every player (``you`` when one person
-plays and nobody named them).
+plays and nobody named them).  The view carries the layout of its page too
+(:mod:`.layout`): the heading, the Roll on and Bank buttons, the scoring dice marked, a
+table of the players' scores as the board.
+
+The family's web hooks: :func:`new_web_game` (``"web_game"``), :func:`tables_needed`
+(``"web_tables"``) and :data:`MOVES` (``"web_moves"``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from agents.play.fivethousand_session import (
@@ -23,13 +29,50 @@ from agents.play.fivethousand_session import (
     action_name,
 )
 from agents.play.seats import result_line, standings_line
+from agents.play.web.layout import button, players_table, turn_words
 from dice_env.fivethousand import rules as R
+
+__all__ = ["MOVES", "FiveThousandWebGame", "new_web_game", "tables_needed"]
+
+#: the moves the page may send
+MOVES = ("roll", "bank")
+#: how the page marks a die that scores
+SCORING = {"class": "scoring", "note": "scores"}
+
+
+def tables_needed(game: Any, opponents: Sequence[str], advisor: bool, people: int = 1,
+                  win_models: Iterable[str] | None = None, *,
+                  inspection: bool = False) -> list[str]:
+    """The solved tables (:mod:`agents.play.web.tables` keys) a new web game of 5000 needs
+    before it starts (the family's ``"web_tables"`` hook): the advisor's and the
+    ``optimal`` bot's, solo, three-player or two-player (also the guide of four and more)
+    by the seats of ``people`` and ``opponents``.  With ``inspection``: the two-player
+    table the inspection's optimal player reads.  ``win_models`` is not used."""
+    if inspection:
+        return [f"{game.name}/2p"]
+    if advisor or "optimal" in opponents:
+        seats = people + len(opponents)
+        return [f"{game.name}/" + {1: "solo", 3: "3p"}.get(seats, "2p")]
+    return []
+
+
+def new_web_game(game: Any, request: Any, bot_factory: Any, auto_seconds: float,
+                 title: str) -> FiveThousandWebGame:
+    """The web game of 5000 a checked request (:class:`~agents.play.web.validation.NewGame`)
+    asks for, its bots built by ``bot_factory(name, game_name)`` (the family's
+    ``"web_game"`` hook; 5000 has no auto-score timer)."""
+    people = {"people": list(request.people)} if request.people else {}  # pass and play
+    return FiveThousandWebGame(FiveThousandSession(request.opponents, request.seed,
+                                                   request.advisor, bot_factory=bot_factory,
+                                                   **people), title)
 
 
 class FiveThousandWebGame:
     """One web game of 5000."""
 
     family = "fivethousand"
+    #: the move kinds :meth:`move` plays (what the move parser accepts)
+    moves = MOVES
 
     def __init__(self, session: FiveThousandSession, title: str) -> None:
         self.session = session
@@ -108,12 +151,44 @@ class FiveThousandWebGame:
             "winner": s.names[g.winner] if g.winner >= 0 else None,
             "summary": self._summary() if over else None,
         }
+        out.update(self._layout(out))
         if advice:
             values = s.advice()
             if values is not None:
                 out["advice"] = {"kind": "turns" if s.solo else "win", "options": [
                     {"action": a, "text": action_name(a), "value": v} for a, v in values.items()]}
         return out
+
+    def _layout(self, v: dict) -> dict:
+        """The page's layout of view ``v`` (see :mod:`agents.play.web.layout`)."""
+        s = self.session
+        if v["over"]:
+            status, info = f"{self.title}: game over", ""
+        else:
+            status = (f"{self.title} (target {v['target']}, entry {v['entry']}): "
+                      f"{turn_words(v['your_turn'], s.unnamed, s.mover_name())}")
+            left = v["dice_left"]
+            info = (f"Roll: {v['roll_points']} points. Turn total {v['turn_total']} (set "
+                    f"aside before this roll: {v['turn_total_before']}); {left} "
+                    f"{'die' if left == 1 else 'dice'} to roll on. {v['bank_text'] or ''}")
+        buttons = []
+        if v["your_turn"]:
+            buttons = [button("roll-on", "Roll on", {"kind": "roll"}, primary=True, key="r",
+                              enabled=v["legal"]["roll"]),
+                       button("bank", "Bank", {"kind": "bank"}, key="b",
+                              enabled=v["legal"]["bank"], title=v["bank_refusal"])]
+        rows = []
+        for i, name in enumerate(v["names"]):
+            cls = " ".join(c for c, on in (("mover", i == v["current"] and not v["over"]),
+                                           ("winner", v["winner"] == name)) if on)
+            note = "" if v["scores"][i] > 0 else " (not entered)"
+            rows.append((cls or None, [name + note, v["scores"][i], v["turns"][i]]))
+        board = players_table("scores", [("Player", None), ("Score", "score"),
+                                         ("Turns", "turns")], rows)
+        return {"status": status, "status_data": {}, "info": info,
+                "turn_key": f"{v['current']}:{v['turns'][v['current']]}",
+                "dice_marks": [SCORING if on else None for on in v["scoring"]],
+                "controls": {"pick": False, "buttons": buttons}, "board": board}
 
     def _summary(self) -> dict:
         s = self.session

@@ -43,7 +43,6 @@ from agents.evaluation.inspect import (
     inspect,
     inspector,
 )
-from agents.games import is_fivethousand, resolve
 from agents.paths import package_data
 from agents.play.web.inspect_work import (
     SeedCache,
@@ -54,12 +53,14 @@ from agents.play.web.inspect_work import (
     seed_fragments,
 )
 from agents.play.web.jobs import Job, JobRunner, QueueFull, WorkFailed
+from agents.play.web.players import WEB_GAMES
 
 __all__ = ["DEFAULT_GAMES", "inspect_routes"]
 
 STATIC = package_data("play", "web", "static")
-#: the games a request may name (their exact tables are cached; others would be solved)
-DEFAULT_GAMES = ("penta", "dice-poker", "fivethousand")
+#: the games a request may name: the web app's (their exact tables are listed in
+#: :mod:`.tables`; others would be solved)
+DEFAULT_GAMES = tuple(WEB_GAMES)
 #: inspections kept in memory (payloads of a few hundred kB)
 CACHE_SIZE = 32
 #: seconds a request waits for its inspection before answering 202 with the job
@@ -105,6 +106,7 @@ class _InspectService:
         self._inspectors: dict[str, Inspector] = {}
         self._cache: OrderedDict[tuple, dict] = OrderedDict()
         self._lock = threading.Lock()
+        self._inspectors_lock = threading.Lock()
 
     # -- parameters --------------------------------------------------------------------------
     @staticmethod
@@ -176,9 +178,12 @@ class _InspectService:
         return self._players[key]
 
     def inspector(self, game: str) -> Inspector:
-        if game not in self._inspectors:
-            self._inspectors[game] = inspector(game)
-        return self._inspectors[game]
+        """The game family's inspection of ``game`` (its optimal player is built on first
+        use, so that its header and games per seed cost nothing)."""
+        with self._inspectors_lock:  # (not self._lock: run() holds it while computing)
+            if game not in self._inspectors:
+                self._inspectors[game] = inspector(game)
+            return self._inspectors[game]
 
     def run(self, compute: Callable[[], Any]) -> Any:
         """``compute()`` under the lock (one inspection at a time); a ``ValueError`` is the
@@ -275,13 +280,13 @@ class _InspectService:
         return JSONResponse(job.result)
 
     def _merged(self, name: str, game: str, seeds: range, fragments: dict[int, dict]) -> dict:
-        header = Inspector(resolve(game), None).header()
+        header = self.inspector(game).header()
         found = merge_fragments([fragments[s] for s in seeds], name, header["unit"])
         return {**header, "agents": [name], "habits": [found]}
 
     async def habits(self, p: dict[str, str]) -> Response:
         name, game = self.agent_name(p["agent"]), self.game_name(p["game"])
-        seeds = self.seed_range(p["seeds"], 2 if is_fivethousand(game) else 1)
+        seeds = self.seed_range(p["seeds"], self.inspector(game).games_per_seed())
         fragments = self.seeds.get(name, game, seeds)
         missing = [s for s in seeds if s not in fragments]
         if missing and self.runner is None:
@@ -334,6 +339,7 @@ def _needs(game: str, names: Sequence[str | None]) -> list[str]:
     from agents.play.web.tables import inspect_needs
 
     return inspect_needs(game, [n for n in names if n])
+
 
 
 def inspect_routes(agents: dict[str, object], *, games: Sequence[str] = DEFAULT_GAMES,

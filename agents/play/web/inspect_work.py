@@ -9,9 +9,8 @@ seed alone (the regret tool's table of that one seed, its examples included), a
 the table :func:`agents.evaluation.inspect.habits` gives for the whole range.  A request for
 seeds 550-649 after one for 500-599 computes only 600-649.
 
-Scorecard seeds are still played in batches (one :func:`~agents.evaluation.scorecard_regret.
-optimality_gap` call per chunk of seeds, several times faster than one game at a time);
-:func:`split_by_game` cuts the batch's result into one result per game.
+How a chunk of seeds is played is the game family's (its inspection's ``seed_fragments``:
+the scorecard games play a chunk in one batch, then cut it per game).
 """
 
 from __future__ import annotations
@@ -19,15 +18,13 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
 from agents.play.web.jobs import Progress, WorkFailed
 
-__all__ = ["SeedCache", "habits_job", "inspect_job", "merge_fragments", "seed_fragments",
-           "split_by_game"]
+__all__ = ["SeedCache", "habits_job", "inspect_job", "merge_fragments", "seed_fragments"]
 
 #: seeds played in one batch by a habits job (its progress and its partial results step by it)
 CHUNK = 10
@@ -66,72 +63,12 @@ class SeedCache:
 
 
 # -- one seed at a time ------------------------------------------------------------------------
-def split_by_game(result: Any) -> list[Any]:
-    """One :class:`~agents.evaluation.scorecard_regret.ScorecardRegret` per game of
-    ``result`` (played with ``game_seeds`` and ``trace=True``): each the result its game's seed
-    gives alone (the trace's decisions of that game, its per-game rows, the box table and
-    the decision counts summed over its decisions as the regret recorder sums them)."""
-    from agents.evaluation.scorecard_games import ScorecardGames
-    from agents.evaluation.scorecard_regret import DecisionBatch, box_cells
-
-    rules_boxes = len(result.box_labels)
-    rolls = len(result.kinds)
-    out = []
-    for g in range(result.games):
-        trace = []
-        decisions = np.zeros(rolls, dtype=np.int64)
-        mistakes = np.zeros(rolls, dtype=np.int64)
-        counts = np.zeros((rules_boxes + 1, rules_boxes + 1), dtype=np.int64)
-        loss = np.zeros((rules_boxes + 1, rules_boxes + 1))
-        for batch in result.trace:
-            rows = np.flatnonzero(batch.games == g)
-            if rows.size == 0:
-                continue
-            part = DecisionBatch(np.zeros(rows.size, dtype=np.int64), batch.state.take(rows),
-                                 batch.masks[rows], batch.values[rows], batch.chosen[rows],
-                                 batch.optimal[rows], batch.loss[rows])
-            trace.append(part)
-            kind = rolls - 1 - part.state.rolls_left
-            np.add.at(decisions, kind, 1)
-            np.add.at(mistakes, kind, part.loss > 0)
-            row, col, boxes = box_cells(part.chosen, part.optimal, rules_boxes)
-            np.add.at(counts, (row[boxes], col[boxes]), 1)
-            np.add.at(loss, (row[boxes], col[boxes]), part.loss[boxes])
-        one = slice(g, g + 1)
-        stats = ScorecardGames(result.stats.total[one], result.stats.upper_bonus[one],
-                               result.stats.five_kind[one], result.stats.five_bonus[one])
-        out.append(replace(
-            result, games=1, seed=int(result.game_seeds[g]), per_game=result.per_game[one],
-            by_kind=result.by_kind[one], by_turn=result.by_turn[one], decisions=decisions,
-            mistakes=mistakes, box_counts=counts, box_loss=loss, stats=stats,
-            optimal_stats=None,
-            luck=None if result.luck is None else result.luck[one],
-            realized=None if result.realized is None else result.realized[one],
-            game_seeds=result.game_seeds[one], trace=trace))
-    return out
-
-
 def seed_fragments(agent: Any, insp: Any, seeds: Sequence[int], name: str,
                    examples: int = EXAMPLES) -> dict[int, dict]:
-    """The habits of each of ``seeds`` alone, ``{seed: fragment}`` (a fragment is what
-    :func:`~agents.evaluation.inspect.scorecard.scorecard_habits` or
-    :func:`~agents.evaluation.inspect.fivethousand.fivethousand_habits` gives for that seed)."""
-    from agents.games import FIVE_THOUSAND
-
-    seeds = [int(s) for s in seeds]
-    if insp.family == FIVE_THOUSAND:
-        from agents.evaluation.inspect.fivethousand import fivethousand_habits, play_seed
-
-        return {s: fivethousand_habits([play_seed(agent, s, insp.optimal, name)], examples)
-                for s in seeds}
-    from agents.evaluation.inspect.scorecard import scorecard_habits
-    from agents.evaluation.scorecard_regret import optimality_gap
-
-    rules = insp.game.rules
-    result = optimality_gap(agent, rules, game_seeds=seeds, paired=False, optimal=insp.optimal,
-                            name=name, trace=True)
-    return {s: scorecard_habits(one, rules, examples)
-            for s, one in zip(seeds, split_by_game(result), strict=True)}
+    """The habits of each of ``seeds`` alone, ``{seed: fragment}``: what the game family's
+    inspection (``insp``, :func:`agents.evaluation.inspect.inspector`) gives for each seed
+    (:meth:`~agents.evaluation.inspect.common.Inspection.seed_fragments`)."""
+    return insp.seed_fragments(agent, [int(s) for s in seeds], name, examples)
 
 
 def _top(examples: list[dict], k: int) -> list[dict]:

@@ -106,14 +106,19 @@ def game_request(index: int, seed: int) -> dict:
 
 
 def choose_move(state: dict, rng: random.Random) -> dict:
-    """A random legal move of the view ``state`` (the human's turn)."""
-    if state["family"] == "scorecard":
-        boxes = [k for k, ok in enumerate(state["legal_boxes"]) if ok]
-        if state["can_hold"] and rng.random() < 0.6:
-            return {"kind": "hold", "positions": sorted(rng.sample(range(5), rng.randint(0, 4)))}
+    """A random legal move of the view ``state`` (the human's turn), among those the page
+    offers (:mod:`.layout`): a legal box of a score card, or an enabled button (with dice
+    picked at random, never all of them, where it sends the picked dice)."""
+    boxes = [k for k, ok in enumerate(state.get("legal_boxes") or []) if ok]
+    buttons = [b for b in state["controls"]["buttons"] if b["enabled"]]
+    if boxes and (not buttons or rng.random() >= 0.6):
         return {"kind": "score", "box": rng.choice(boxes)}
-    legal = [k for k in ("roll", "bank") if state["legal"][k]]
-    return {"kind": rng.choice(legal)}
+    chosen = rng.choice(buttons)
+    move = dict(chosen["move"])
+    if chosen["picked"]:
+        n = len(state["dice"])
+        move[chosen["picked"]] = sorted(rng.sample(range(n), rng.randint(0, n - 1)))
+    return move
 
 
 async def prepared(client: Any, method: str, path: str, body: dict | None, response: Any,

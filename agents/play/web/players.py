@@ -16,16 +16,23 @@ from dataclasses import dataclass
 from pathlib import PurePath
 from typing import Any
 
-from agents.games import FIVE_THOUSAND, SCORECARD
+from agents.evaluation.inspect.common import game_title
+from agents.games import resolve
 from agents.play.advisors import BUILD_LOCK
 from agents.play.seats import make_bot
 
-#: the games of the web app: name -> (title, family)
-WEB_GAMES: dict[str, tuple[str, str]] = {
-    "penta": ("Penta", SCORECARD),
-    "dice-poker": ("Dice Poker", SCORECARD),
-    "fivethousand": ("5000", FIVE_THOUSAND),
-}
+#: the games the web app offers, in the order of its menu (each one's solved tables are
+#: listed in :mod:`.tables`; its family gives the game its web view, the ``"web_game"`` hook)
+WEB_GAME_NAMES = ("penta", "dice-poker", "fivethousand")
+
+
+def _web_games() -> dict[str, tuple[str, str]]:
+    games = {name: resolve(name) for name in WEB_GAME_NAMES}
+    return {name: (game_title(g), g.family.name) for name, g in games.items()}
+
+
+#: the games of the web app: name -> (title, family name), both from the game's family
+WEB_GAMES: dict[str, tuple[str, str]] = _web_games()
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
 
 

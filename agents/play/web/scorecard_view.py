@@ -7,12 +7,19 @@ messages name that person (``you`` when one person plays and nobody named them).
 
 The page computes nothing: every number it shows (each open box's points, the legal boxes,
 the totals and bonuses, the advisor's values, which dice a hold keeps and where they lie after
-the reroll) is in the view.  The bots' decisions come back as *frames* -- the view before each
-decision and the decision -- that the page replays at the speed its user sets.
+the reroll) is in the view, with the layout of the page (:mod:`.layout`: the heading, the
+"Roll" button that rerolls the dice not picked, the score card as the board).  The bots'
+decisions come back as *frames* -- the view before each decision and the decision -- that the
+page replays at the speed its user sets.
+
+The family's web hooks: :func:`new_web_game` (``"web_game"``), :func:`tables_needed`
+(``"web_tables"``) and :data:`MOVES` (``"web_moves"``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
+from functools import cache
 from typing import Any
 
 from agents.play.scorecard_session import (
@@ -27,7 +34,61 @@ from agents.play.scorecard_session import (
     third_person,
 )
 from agents.play.seats import IllegalMove, result_line, standings_line
+from agents.play.web.layout import button, turn_words
 from dice_env.scorecard.render import MUST_SCRATCH_WARNING
+
+__all__ = ["MOVES", "ScorecardWebGame", "new_web_game", "tables_needed"]
+
+#: the moves the page may send: a hold (the dice positions kept), a box, the computer's box
+MOVES = ("hold", "score", "auto")
+#: the tooltip of an open box the rules refuse now
+BOX_REFUSAL = "not allowed here (the Joker rule)"
+#: the tooltip of the Roll button with all five dice picked
+ALL_PICKED = "Holding all five is not a reroll: score them in a box"
+
+
+@cache
+def has_win_model(game: str) -> bool:
+    """Whether ``game`` has a committed win-value model (its advisor then gives each
+    option's chance of winning against bots; looked up once per process)."""
+    from agents.scorecard.win_value import default_model_path
+    from dice_env.scorecard.rules import get_rules
+
+    return default_model_path(get_rules(game)).is_file()
+
+
+def tables_needed(game: Any, opponents: Sequence[str], advisor: bool, people: int = 1,
+                  win_models: Iterable[str] | None = None, *,
+                  inspection: bool = False) -> list[str]:
+    """The solved tables (:mod:`agents.play.web.tables` keys) a new web game of ``game`` needs
+    before it starts, a dependency first (the family's ``"web_tables"`` hook): ``people``
+    people and the bots ``opponents``, the advisor on or off; ``win_models``: the games with
+    a win-value model (default: looked up), whose advisor gives P(win) against bots.  With
+    ``inspection``: what an inspection of the agents ``opponents`` (names) needs (the
+    optimal player's table, and the win-value player's spread; its last-turn table is
+    computed by the inspection)."""
+    name = game.name
+    if inspection:
+        return [f"{name}/dp"] + ([f"{name}/spread"] if "win-value" in opponents else [])
+    seats = people + len(opponents)
+    needs: list[str] = []
+    if advisor or "optimal" in opponents:
+        needs.append(f"{name}/dp")
+    with_win = has_win_model(name) if win_models is None else name in win_models
+    if "win-value" in opponents or (advisor and seats > 1 and with_win):
+        needs += [f"{name}/dp", f"{name}/spread", f"{name}/last-turn"]
+    return list(dict.fromkeys(needs))
+
+
+def new_web_game(game: Any, request: Any, bot_factory: Any, auto_seconds: float,
+                 title: str) -> ScorecardWebGame:
+    """The web game a checked request (:class:`~agents.play.web.validation.NewGame`) asks
+    for, its bots built by ``bot_factory(name, game_name)`` (the family's ``"web_game"``
+    hook)."""
+    people = {"people": list(request.people)} if request.people else {}  # pass and play
+    session = ScorecardSession(game.rules, request.opponents, request.seed, request.advisor,
+                               bot_factory=bot_factory, **people)
+    return ScorecardWebGame(session, title, auto_seconds)
 
 
 def _positions(action: int) -> list[int]:
@@ -54,6 +115,8 @@ class ScorecardWebGame:
     """One web game of Penta or Dice Poker (``auto_seconds``: the auto-score timer, 0: off)."""
 
     family = "scorecard"
+    #: the move kinds :meth:`move` plays (what the move parser accepts)
+    moves = MOVES
 
     def __init__(self, session: ScorecardSession, title: str, auto_seconds: float) -> None:
         self.session = session
@@ -103,6 +166,7 @@ class ScorecardWebGame:
             "advisor": s.advising, "advice": None, "verdict": self.verdict, "auto": None,
             "summary": self._summary() if over else None,
         }
+        out.update(self._layout(out))
         if advice:
             a = s.advice()
             out["advice"] = None if a is None else _advice_json(a)
@@ -110,6 +174,44 @@ class ScorecardWebGame:
             box = s.auto_box()
             out["auto"] = {"seconds": self.auto_seconds, "box": box, "label": r.labels[box]}
         return out
+
+    def _layout(self, v: dict) -> dict:
+        """The page's layout of view ``v`` (see :mod:`agents.play.web.layout`): the heading,
+        the Roll button and the dice to pick, the score card with its sum rows."""
+        s = self.session
+        r = s.rules
+        if v["over"]:
+            status = f"{self.title}: game over"
+        else:
+            status = (f"{self.title}: round {v['round']} of {v['rounds']}, "
+                      f"{turn_words(v['your_turn'], s.unnamed, s.mover_name())}, "
+                      f"roll {v['roll']} of {v['rolls']}")
+        buttons = []
+        if v["your_turn"] and v["can_hold"]:
+            n = len(v["dice"])
+            buttons.append(button(
+                "roll", "Reroll all", {"kind": "hold"}, primary=True, key="r",
+                picked="positions", by_picked=[
+                    {"label": "Reroll all" if k == 0 else "Roll" if k == n
+                     else f"Roll (keep {k})", "enabled": k < n,
+                     "title": ALL_PICKED if k == n else None} for k in range(n + 1)]))
+        upper = [k for k, b in enumerate(v["boxes"]) if b["upper"]]
+        rows: list[dict[str, Any]] = []
+        if upper:
+            rows.append({"label": "Upper total", "key": "upper", "after": upper[-1],
+                         "note": None})
+            if r.upper_bonus:
+                rows.append({"label": "Upper bonus", "key": "upper_bonus", "after": upper[-1],
+                             "note": f"at {r.upper_bonus_threshold}"})
+        if v["five_kind_label"]:
+            rows.append({"label": v["five_kind_label"], "key": "penta_bonus", "after": None,
+                         "note": None})
+        rows.append({"label": "TOTAL", "key": "total", "after": None, "note": None})
+        return {"status": status, "status_data": {"rollsLeft": v["rolls_left"]},
+                "info": "" if v["over"] else f"Rerolls left: {v['rolls_left']}",
+                "turn_key": f"{v['current']}:{v['round']}", "dice_marks": [],
+                "controls": {"pick": v["can_hold"], "buttons": buttons},
+                "board": {"kind": "card"}, "sum_rows": rows, "box_refusal": BOX_REFUSAL}
 
     def _summary(self) -> dict:
         s = self.session
@@ -148,8 +250,9 @@ class ScorecardWebGame:
                 f"{self.session.rules.labels[move.box]} with {dice_text(move.dice)} "
                 f"(total {move.total})")
 
-    def bot_frames(self) -> list[dict]:
-        """Play the bots up to a person's turn: one frame per decision."""
+    def bot_frames(self, start: bool = False) -> list[dict]:
+        """Play the bots up to a person's turn: one frame per decision (``start``: the
+        frames before the first decision of a new game -- none: a person opens)."""
         frames = []
         s = self.session
         while not s.over() and not s.human_to_move():

@@ -21,7 +21,8 @@ key                        read by                                              
 ``fivethousand/3p``        the same at 3 seats                                        minutes
 =========================  ========================================================  ========
 
-:func:`game_needs` and :func:`inspect_needs` say which a request needs; :class:`Tables`
+:func:`game_needs` and :func:`inspect_needs` say which a request needs (each game's family
+decides: its ``"web_tables"`` hook, in its view module); :class:`Tables`
 whether each is ready (a stat: answered at once), starts the job that builds a missing one
 (:func:`build_table`, run in a worker process by :class:`~agents.play.web.jobs.JobRunner`) or
 joins the running one.  The paths are the ones the solvers' own ``load_or_solve`` functions
@@ -43,7 +44,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agents.games import is_fivethousand
+from agents.games import resolve
 from agents.play.web.jobs import Job, JobRunner, Progress, WorkFailed
 
 __all__ = ["TABLES", "TableSpec", "Tables", "build_table", "game_needs", "inspect_needs",
@@ -178,46 +179,24 @@ def load_last_turn(game: str) -> Any | None:
     return _LAST_TURN[game]
 
 
-def _has_win_model(game: str) -> bool:
-    from agents.scorecard.win_value import default_model_path
-    from dice_env.scorecard.rules import get_rules
-
-    return default_model_path(get_rules(game)).is_file()
-
-
-def _fivethousand_table(seats: int) -> str:
-    return "fivethousand/" + {1: "solo", 3: "3p"}.get(seats, "2p")
-
-
 def game_needs(game: str, opponents: Sequence[str], advisor: bool, people: int = 1,
                win_models: Iterable[str] | None = None) -> list[str]:
     """The tables a new game of ``game`` needs before it can start (a dependency first):
     ``people`` people and the bots ``opponents``, the advisor on or off; ``win_models``: the
     games with a win-value model (default: looked up), whose advisor gives P(win) against
-    bots."""
-    seats = people + len(opponents)
-    needs: list[str] = []
-    if is_fivethousand(game):
-        if advisor or "optimal" in opponents:
-            needs.append(_fivethousand_table(seats))
-        return needs
-    if advisor or "optimal" in opponents:
-        needs.append(f"{game}/dp")
-    with_win = _has_win_model(game) if win_models is None else game in win_models
-    if "win-value" in opponents or (advisor and seats > 1 and with_win):
-        needs += [f"{game}/dp", f"{game}/spread", f"{game}/last-turn"]
+    bots.  The game's family says which (its ``"web_tables"`` hook)."""
+    g = resolve(game)
+    needs = g.family.hook("web_tables")(g, list(opponents), advisor, people, win_models)
     return list(dict.fromkeys(needs))
 
 
 def inspect_needs(game: str, agents: Iterable[str]) -> list[str]:
     """The tables an inspection of ``agents`` (names) on ``game`` needs: the optimal
-    player's, and those of the agents it plays."""
-    if is_fivethousand(game):
-        return ["fivethousand/2p"]
-    needs = [f"{game}/dp"]
-    if "win-value" in agents:  # (its last-turn table: computed in the inspection's worker)
-        needs.append(f"{game}/spread")
-    return needs
+    player's, and those of the agents it plays (the family's ``"web_tables"`` hook, asked
+    with ``inspection=True``)."""
+    g = resolve(game)
+    needs = g.family.hook("web_tables")(g, list(agents), False, 1, None, inspection=True)
+    return list(dict.fromkeys(needs))
 
 
 def build_table(key: str, *, report: Progress | None = None) -> dict[str, Any]:
@@ -276,7 +255,6 @@ class Tables:
         self.runner = runner
         self.warm = warm
         self.paths = {key: table_path(key) for key in TABLES}
-        self.win_models = frozenset(g for g in ("penta", "dice-poker") if _has_win_model(g))
 
     def ready(self, key: str) -> bool:
         """Whether table ``key`` is in the cache."""
@@ -284,8 +262,8 @@ class Tables:
 
     def game_needs(self, game: str, opponents: Sequence[str], advisor: bool,
                    people: int = 1) -> list[str]:
-        """:func:`game_needs` with this server's win-value models."""
-        return game_needs(game, opponents, advisor, people, self.win_models)
+        """:func:`game_needs` (the win-value models: those of this installation)."""
+        return game_needs(game, opponents, advisor, people)
 
     def attach(self, session: Any) -> None:
         """Hand the last-turn table, once it is in the cache, to the players of ``session``

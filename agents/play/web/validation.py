@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,8 +30,6 @@ MAX_OPPONENTS = 5
 #: people at one screen, and the longest name a body may carry (the game model checks names)
 MAX_PEOPLE = 8
 MAX_NAME_CHARS = 100
-SCORECARD_MOVES = ("hold", "score", "auto")
-FIVE_THOUSAND_MOVES = ("roll", "bank")
 
 
 class ApiError(Exception):
@@ -176,14 +174,11 @@ def parse_new_game(body: Mapping, games: Mapping[str, Any], bots: Mapping[str, l
                    tuple(people))
 
 
-def parse_move(body: Mapping, family: str, n_boxes: int = 0) -> dict:
-    """A checked move: ``{"kind": "hold", "positions": [0, 2]}`` (0-based dice positions),
-    ``{"kind": "score", "box": 3}`` (0-based box), ``{"kind": "auto"}`` (the computer's choice,
-    when the auto-score timer ran out) for the scorecard games; ``{"kind": "roll"}`` or
-    ``{"kind": "bank"}`` for 5000."""
-    from agents.games import SCORECARD
-
-    kinds = SCORECARD_MOVES if family == SCORECARD else FIVE_THOUSAND_MOVES
+def parse_move(body: Mapping, kinds: Sequence[str], n_boxes: int = 0) -> dict:
+    """A checked move of one of ``kinds`` (the game's moves, its family's ``"web_moves"``):
+    ``{"kind": "hold", "positions": [0, 2]}`` (0-based dice positions), ``{"kind": "score",
+    "box": 3}`` (0-based box, below ``n_boxes``); any other kind alone, ``{"kind": "roll"}``
+    (``"auto"``: the computer's choice, when the auto-score timer ran out; ``"bank"`` ...)."""
     kind = body.get("kind")
     if not isinstance(kind, str) or kind not in kinds:
         raise ApiError(400, f"kind must be one of {list(kinds)}, got {kind!r}"[:200])

@@ -4,7 +4,10 @@
  * there): the replay of a game decision by decision with every legal option and its exact
  * value, the charts, the habits tables, two agents side by side.  It computes no value of
  * its own.  The data comes inline (a JSON script element with the id replay-data, in the
- * replay file of scripts/replay.py) or from the server's /api/inspect routes.
+ * replay file of scripts/replay.py) or from the server's /api/inspect routes.  It never asks
+ * which game it shows: the payload says how to draw a decision's position ("position": a
+ * score card, or the decision's facts), which dice a choice keeps ("kept") and how many games
+ * a seed plays ("games_per_seed").
  *
  * Keys: Left / Right step, Home / End, n / p the next / previous costly decision.
  *
@@ -302,9 +305,9 @@
   }
 
   function diceRow(d) {
-    var held = S.data.family === "scorecard" && d.chosen < 32 ? d.chosen : 0;
+    var kept = d.kept || [];
     return el("div", {"class": "ins-dice", title: d.dice.join(" ")},
-      d.dice.map(function (f, i) { return die(f, (held >> i) & 1); }));
+      d.dice.map(function (f, i) { return die(f, kept.indexOf(i) >= 0); }));
   }
 
   function nav() {
@@ -328,7 +331,9 @@
     return [bar, strip];
   }
 
-  function scorecardTable(d) {
+  // A score card: each box's points (an open box: what it would score now, in brackets), the
+  // agent's choice and the optimum's marked.
+  function cardTable(d) {
     var rows = [];
     var chosenBox = d.chosen >= 32 ? d.chosen - 32 : -1, bestBox = d.best >= 32 ? d.best - 32 : -1;
     S.data.box_labels.forEach(function (label, k) {
@@ -353,12 +358,14 @@
     return el("table", {"class": "ins-card-table"}, [el("tbody", {}, rows)]);
   }
 
-  function fiveThousandState(d) {
-    return el("dl", {"class": "ins-state"}, [
-      el("dt", {text: "scores"}), el("dd", {text: "agent " + d.scores[0] + " · optimal " + d.scores[1]}),
-      el("dt", {text: "turn total before this throw"}), el("dd", {text: String(d.turn_total)}),
-      el("dt", {text: "this throw scores"}), el("dd", {text: String(d.roll_points)})]);
+  // The facts of a position, label and value, as the payload wrote them.
+  function factsList(d) {
+    return el("dl", {"class": "ins-state"}, (d.facts || []).map(function (f) {
+      return [el("dt", {text: f[0]}), el("dd", {text: f[1]})];
+    }));
   }
+
+  var POSITIONS = {card: cardTable, facts: factsList};
 
   function optionsTable(d) {
     var best = d.options.length ? d.options[0].value : null;
@@ -414,7 +421,7 @@
     append(box, el("p", {"class": "ins-values", text: S.data.value_label + " before " +
       fmtValue(d.value) + ", after this choice " + fmtValue(d.after)}));
     var body = el("div", {"class": "ins-panel-body"});
-    append(body, S.data.family === "scorecard" ? scorecardTable(d) : fiveThousandState(d));
+    append(body, (POSITIONS[S.data.position] || factsList)(d));
     append(body, el("div", {"class": "ins-options-box"}, optionsTable(d)));
     append(box, body);
     return box;
@@ -433,13 +440,14 @@
   function exampleLinks(h, examples) {
     return examples.map(function (e) {
       return el("button", {type: "button", "class": "ins-link",
-        text: "seed " + e.seed + (isFive() ? " g" + (e.game + 1) : "") + " t" + e.turn +
+        text: "seed " + e.seed + (pairs() ? " g" + (e.game + 1) : "") + " t" + e.turn +
           " (" + fmtLoss(e.regret) + ")",
         onclick: function () { openPosition(h, e.seed, e.game, e.decision); }});
     });
   }
 
-  function isFive() { return S.data.family === "fivethousand"; }
+  // Several games per seed: a link names the game too.
+  function pairs() { return (S.data.games_per_seed || 1) > 1; }
 
   function matrix(h, idx) {
     var n = h.labels.length, maxLoss = 0;
@@ -515,7 +523,7 @@
     append(sec, el("h3", {text: "Costliest games"}));
     append(sec, el("p", {"class": "ins-games"}, worst.map(function (g) {
       return el("button", {type: "button", "class": "ins-link",
-        text: "seed " + g.seed + (isFive() ? " g" + (g.game + 1) : "") + ": " + fmtLoss(g.regret),
+        text: "seed " + g.seed + (pairs() ? " g" + (g.game + 1) : "") + ": " + fmtLoss(g.regret),
         onclick: function () { openPosition(h, g.seed, g.game, 0); }});
     })));
     return sec;

@@ -1,7 +1,10 @@
 // The Play page of dice-env's web app.  It draws what the server sends and sends the clicks of
 // whoever is to move: every rule, score, legality mask and advisor value comes from the server
-// (JSON of /api/games); nothing here knows a rule of the games.  Several people may share the
-// screen (pass and play): each person's turn is announced by name, and the advisor and the
+// (JSON of /api/games); nothing here knows a rule of the games, nor which game it shows.  The
+// view says how to draw it (agents/play/web/layout.py): the heading and the line under the
+// dice, which dice to mark, whether dice may be picked, the buttons and the move each sends,
+// and which board to draw (a score card, or a table of the players).  Several people may share
+// the screen (pass and play): each person's turn is announced by name, and the advisor and the
 // auto-score timer serve whoever is to move.  When the server must first prepare a solved
 // table it answers 202 with a job; the page shows the job's progress and asks again when the
 // job is done.
@@ -25,7 +28,7 @@ const app = {
   config: null,
   id: null,
   state: null,
-  selected: new Set(), // dice positions the person to move holds (scorecard games)
+  selected: new Set(), // dice positions the person to move picked (to keep)
   busy: false,
   skip: false,
   timer: null,
@@ -146,11 +149,6 @@ function unnamed(s) {
   return s.people.length === 1 && s.names[s.people[0]] === "you";
 }
 
-function turnWords(s) {
-  if (s.your_turn) return unnamed(s) ? "your turn" : `${s.turn_of}'s turn`;
-  return `${s.names[s.current]}'s turn`;
-}
-
 // The banner over the table when several people share the screen: whose turn it is.  It keeps
 // its place all game (a bot's turn greys it), so nothing jumps when it changes.
 function drawBanner(s) {
@@ -172,7 +170,7 @@ function drawBanner(s) {
 // Log a person's new turn, by name, once.
 function announceTurn(s) {
   if (!s.your_turn || s.people.length < 2) return;
-  const key = s.family === "scorecard" ? `${s.current}:${s.round}` : `${s.current}:${s.turns[s.current]}`;
+  const key = s.turn_key;
   if (key === app.turnKey) return;
   app.turnKey = key;
   log(`${s.turn_of}'s turn`, "turn");
@@ -203,21 +201,28 @@ function dieSvg(face, classes, label) {
   return svg;
 }
 
+// Whether the person to move may pick dice now.
+function canPick(s) {
+  return !!(s && s.your_turn && s.controls && s.controls.pick);
+}
+
 function drawDice(state, highlight) {
   const box = $("dice");
   box.replaceChildren();
   const mine = state.your_turn && !app.busy;
+  const marks = state.dice_marks || [];
   state.dice.forEach((face, i) => {
     const classes = [];
     let note = "";
-    if (state.family === "scorecard") {
-      const held = highlight ? highlight.includes(i) : app.selected.has(i);
-      if (held) { classes.push("held"); note = "held"; }
-      if (mine && state.can_hold) classes.push("clickable");
-    } else if (state.scoring[i]) {
-      classes.push("scoring");
-      note = "scores";
+    const held = highlight ? highlight.includes(i) : app.selected.has(i);
+    if (held) {
+      classes.push("held");
+      note = "held";
+    } else if (marks[i]) {
+      classes.push(marks[i].class);
+      note = marks[i].note;
     }
+    if (mine && canPick(state)) classes.push("clickable");
     const svg = dieSvg(face, classes.join(" "), `die ${i + 1}: ${face}${note ? ", " + note : ""}`);
     const slot = el("div", { class: "slot", "data-pos": i });
     slot.append(svg, el("span", { class: "die-note", text: note }));
@@ -236,32 +241,45 @@ function drawDice(state, highlight) {
 }
 
 function toggleDie(i) {
-  if (app.busy || !app.state || !app.state.your_turn || !app.state.can_hold) return;
+  if (app.busy || !canPick(app.state) || i >= app.state.dice.length) return;
   if (app.selected.has(i)) app.selected.delete(i);
   else app.selected.add(i);
   render(app.state);
 }
 
-// -- the scorecard games -----------------------------------------------------------------
-function scorecardStatus(s) {
-  if (s.over) return `${s.title}: game over`;
-  return `${s.title}: round ${s.round} of ${s.rounds}, ${turnWords(s)}, roll ${s.roll} of ${s.rolls}`;
+// -- the buttons -------------------------------------------------------------------------------
+// A button as it stands now: its label, whether it can be pressed and its tooltip, by the
+// number of dice picked where it sends them.
+function buttonNow(b) {
+  const base = { label: b.label, enabled: b.enabled, title: b.title };
+  if (!b.picked || !b.by_picked) return base;
+  return b.by_picked[Math.min(app.selected.size, b.by_picked.length - 1)] || base;
 }
 
-function scorecardActions(s) {
+function press(b) {
+  const move = { ...b.move };
+  if (b.picked) move[b.picked] = [...app.selected].sort();
+  sendMove(move);
+}
+
+function drawActions(s) {
   const box = $("actions");
   box.replaceChildren();
-  if (!s.your_turn || !s.can_hold) return;
-  const n = app.selected.size;
-  const label = n === 0 ? "Reroll all" : n === 5 ? "Roll" : `Roll (keep ${n})`;
-  box.append(el("button", {
-    id: "roll", class: "primary", text: label, disabled: app.busy || n === 5,
-    title: n === 5 ? "Holding all five is not a reroll: score them in a box" : null,
-    onclick: () => sendMove({ kind: "hold", positions: [...app.selected].sort() }),
-  }));
+  if (!s.your_turn) return;
+  for (const b of s.controls.buttons) {
+    const now = buttonNow(b);
+    box.append(el("button", {
+      id: b.id, class: b.primary ? "primary" : null, text: now.label,
+      disabled: app.busy || !now.enabled, title: now.title, onclick: () => press(b),
+    }));
+  }
 }
 
-function scorecardBoard(s, highlightBox) {
+// -- the boards ------------------------------------------------------------------------------
+// A score card: a row per box, a column per player, and the points each open box would score
+// now (a button for the person to move); the sum rows after the box they follow.
+function cardBoard(s, frame) {
+  const highlightBox = frame ? frame.box : null;
   const table = el("table", { class: "card", id: "card" });
   const head = el("tr", {}, el("th", { class: "num", text: "#" }), el("th", { text: "Box" }));
   s.names.forEach((name, i) => {
@@ -275,12 +293,11 @@ function scorecardBoard(s, highlightBox) {
   table.append(el("thead", {}, head));
   const body = el("tbody");
   const mine = s.your_turn && !app.busy;
-  const lastUpper = s.boxes.map((b) => b.upper).lastIndexOf(true);
-  const sumRow = (label, key, note) => {
-    const tr = el("tr", { class: "sum", "data-row": key }, el("td", { class: "num" }),
-      el("td", { class: "label", text: label }));
-    s.totals.forEach((t, i) => tr.append(el("td", { text: String(t[key]), "data-seat": i })));
-    if (!s.over) tr.append(el("td", { class: "now note", text: note || "" }));
+  const sumRow = (row) => {
+    const tr = el("tr", { class: "sum", "data-row": row.key }, el("td", { class: "num" }),
+      el("td", { class: "label", text: row.label }));
+    s.totals.forEach((t, i) => tr.append(el("td", { text: String(t[row.key]), "data-seat": i })));
+    if (!s.over) tr.append(el("td", { class: "now note", text: row.note || "" }));
     body.append(tr);
   };
   s.boxes.forEach((b, k) => {
@@ -307,62 +324,34 @@ function scorecardBoard(s, highlightBox) {
         }
       } else if (pts !== null) {
         td.textContent = "–";
-        td.title = "not allowed here (the Joker rule)";
+        td.title = s.box_refusal || "";
       }
       tr.append(td);
     }
     body.append(tr);
-    if (k === lastUpper) {
-      sumRow("Upper total", "upper");
-      sumRow("Upper bonus", "upper_bonus", `at ${s.upper_bonus_threshold}`);
-    }
+    for (const row of s.sum_rows) if (row.after === k) sumRow(row);
   });
-  if (s.five_kind_label) sumRow(s.five_kind_label, "penta_bonus");
-  sumRow("TOTAL", "total");
+  for (const row of s.sum_rows) if (row.after === null) sumRow(row);
   table.append(body);
   $("board").replaceChildren(table);
 }
 
-// -- 5000 --------------------------------------------------------------------------------------
-function fiveStatus(s) {
-  if (s.over) return `${s.title}: game over`;
-  return `${s.title} (target ${s.target}, entry ${s.entry}): ${turnWords(s)}`;
-}
-
-function fiveActions(s) {
-  const box = $("actions");
-  box.replaceChildren();
-  if (!s.your_turn) return;
-  box.append(
-    el("button", { id: "roll-on", class: "primary", text: "Roll on",
-                   disabled: app.busy || !s.legal.roll, onclick: () => sendMove({ kind: "roll" }) }),
-    el("button", { id: "bank", text: "Bank", disabled: app.busy || !s.legal.bank,
-                   title: s.bank_refusal, onclick: () => sendMove({ kind: "bank" }) }));
-}
-
-function fiveInfo(s) {
-  if (s.over) return "";
-  return `Roll: ${s.roll_points} points. Turn total ${s.turn_total} (set aside before ` +
-    `this roll: ${s.turn_total_before}); ${s.dice_left} ${s.dice_left === 1 ? "die" : "dice"} ` +
-    `to roll on. ${s.bank_text || ""}`;
-}
-
-function fiveBoard(s) {
-  const table = el("table", { class: "card", id: "scores" });
-  table.append(el("thead", {}, el("tr", {}, el("th", { text: "Player" }),
-    el("th", { text: "Score" }), el("th", { text: "Turns" }))));
+// A table of the players: a row per seat, its cells as the server wrote them.
+function playersBoard(s) {
+  const spec = s.board;
+  const table = el("table", { class: "card", id: spec.id });
+  table.append(el("thead", {}, el("tr", {},
+    ...spec.columns.map((c) => el("th", { text: c.label })))));
   const body = el("tbody");
-  s.names.forEach((name, i) => {
-    const cls = (i === s.current && !s.over ? "mover" : "") + (s.winner === name ? " winner" : "");
-    const note = s.scores[i] > 0 ? "" : " (not entered)";
-    body.append(el("tr", { class: cls.trim(), "data-seat": i },
-      el("td", { text: name + note }),
-      el("td", { class: "score", text: String(s.scores[i]) }),
-      el("td", { class: "turns", text: String(s.turns[i]) })));
-  });
+  for (const row of spec.rows) {
+    body.append(el("tr", { class: row.class, "data-seat": row.seat },
+      ...row.cells.map((text, j) => el("td", { class: spec.columns[j].class, text }))));
+  }
   table.append(body);
   $("board").replaceChildren(table);
 }
+
+const BOARDS = { card: cardBoard, table: playersBoard };
 
 // -- the advisor -----------------------------------------------------------------------------
 function fmt(x, digits) { return Number(x).toFixed(digits); }
@@ -507,21 +496,15 @@ function drawSummary(s) {
 
 function render(s, frame) {
   app.state = s;
-  const scorecard = s.family === "scorecard";
   drawBanner(s);
-  $("status").textContent = scorecard ? scorecardStatus(s) : fiveStatus(s);
+  $("status").textContent = s.status;
   $("status").dataset.current = String(s.current);
-  if (scorecard) $("status").dataset.rollsLeft = String(s.rolls_left);
+  for (const [k, v] of Object.entries(s.status_data || {})) $("status").dataset[k] = String(v);
   drawDice(s, frame ? frame.held : undefined);
   $("dice").hidden = s.over;
-  $("turn-info").textContent = scorecard ? (s.over ? "" : `Rerolls left: ${s.rolls_left}`) : fiveInfo(s);
-  if (scorecard) {
-    scorecardActions(s);
-    scorecardBoard(s, frame ? frame.box : null);
-  } else {
-    fiveActions(s);
-    fiveBoard(s);
-  }
+  $("turn-info").textContent = s.info || "";
+  drawActions(s);
+  BOARDS[s.board.kind](s, frame);
   const w = $("warning");
   w.textContent = s.warning || "";
   w.hidden = !s.warning || !s.your_turn;
@@ -711,18 +694,17 @@ async function setAdvisor() {
   }
 }
 
+// Keys: a die's number picks it (or lets it go) where dice may be picked; a button's key
+// presses it when it can be pressed.
 function onKey(event) {
   const s = app.state;
   if (!s || app.busy || !s.your_turn || event.target.closest("input, select, textarea")) return;
-  if (s.family === "scorecard" && /^[1-5]$/.test(event.key) && s.can_hold) {
+  if (canPick(s) && /^[1-9]$/.test(event.key) && Number(event.key) <= s.dice.length) {
     toggleDie(Number(event.key) - 1);
-  } else if (event.key === "r") {
-    if (s.family === "scorecard" && s.can_hold && app.selected.size < 5) {
-      sendMove({ kind: "hold", positions: [...app.selected].sort() });
-    } else if (s.family !== "scorecard" && s.legal.roll) sendMove({ kind: "roll" });
-  } else if (event.key === "b" && s.family !== "scorecard" && s.legal.bank) {
-    sendMove({ kind: "bank" });
+    return;
   }
+  const b = s.controls.buttons.find((x) => x.key && x.key === event.key);
+  if (b && buttonNow(b).enabled) press(b);
 }
 
 async function init() {
