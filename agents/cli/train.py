@@ -26,7 +26,14 @@ the configs ``penta-structured``, ``dice-poker-structured``, ``fivethousand-stru
 its options in ``policy_kwargs`` (``--set policy_kwargs.action_hidden=[64]``).  Either exports a
 MaskablePPO ``.zip``.
 
+The game's family says what the learning curve measures (its ``ppo_evaluation`` hook): the
+mean final score of the scorecard games, the seat-balanced win rate against ``eval.opponent``
+for 5000 and Pig (with ``"regret": true`` in ``eval``, the exact regret against the optimal
+player too).  A config's ``"opponent"`` (one of the game's players: ``heuristic``,
+``hold-20`` ...) sits at the other seats of a game played against bots.
+
 Example:
+  dice-env train pig --export agents/models/pig.zip
   dice-env train penta-structured --max-minutes 30
   dice-env train penta-structured --resume --export my-penta.zip
 """
@@ -74,7 +81,7 @@ def command_renderer(prog: str | None, name: str = "train") -> Callable[[Sequenc
 def build_parser(prog: str | None = None):
     """The command line of ``dice-env train``."""
     parser = command_parser(__doc__, prog)
-    parser.add_argument("game", help="a config name: penta, dice-poker, fivethousand, "
+    parser.add_argument("game", help="a config name: penta, dice-poker, fivethousand, pig, "
                                      "penta-structured, ... (agents/training/ppo/configs/)")
     parser.add_argument("--config", type=Path, default=None, help="config file to use instead")
     parser.add_argument("--seed", type=non_negative_seed, default=0,

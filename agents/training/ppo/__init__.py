@@ -10,6 +10,9 @@
 * :mod:`.lean` -- the lean trainer (SB3's algorithm and network on flat tensors);
 * :mod:`.profiling` -- where a lean iteration's time goes (``scripts/bench_trainer.py
   --profile``);
+* :mod:`.evaluation` -- the evaluation during training, as each game family names it (its
+  ``ppo_evaluation`` hook: mean score, or win rate against ``eval.opponent``; optionally the
+  exact regret);
 * :mod:`.checkpoints` -- a run folder's files: ``checkpoint.pkl``, ``final.zip``, ``eval.csv``;
 * :mod:`.runs` -- a run: evaluation and checkpoints on a schedule, its logs (``logs/``: SB3's
   CSV and TensorBoard), stopping, and the policy of a run folder's latest checkpoint;

@@ -15,7 +15,8 @@ from typing import Any, NamedTuple
 from agents.paths import package_data
 
 __all__ = ["CONFIG_DIR", "POLICIES", "SCHEMA", "TRAINERS", "Entry", "apply_overrides",
-           "check_config", "check_policy_kwargs", "known_entries", "load_config", "override_args",
+           "check_config", "check_players", "check_policy_kwargs", "config_family",
+           "known_entries", "load_config", "override_args",
            "policy_name", "rollout_size", "structured_policy_kwargs", "whole_rollouts"]
 
 CONFIG_DIR = package_data("training", "ppo", "configs")
@@ -118,10 +119,10 @@ def _net_arch_ok(value: Any) -> bool:
     return _sizes_ok(value)
 
 
-def _player_ok(value: Any) -> bool:
-    from agents.registry import available
+def _family_ok(value: Any) -> bool:
+    from agents.families import names
 
-    return isinstance(value, str) and value in available()["fivethousand"]
+    return isinstance(value, str) and value in names()
 
 
 def _env_id_ok(value: Any) -> bool:
@@ -135,7 +136,9 @@ _NON_NEGATIVE = _number("a number of at least 0", lambda v: v >= 0)
 _SECTION = Entry("a section ({...})", lambda v: isinstance(v, dict))
 _SECTION_OR_NULL = Entry("a section ({...}) or null", lambda v: v is None or isinstance(v, dict))
 _SIZES = Entry("a list of positive integers such as [64, 64]", _sizes_ok)
-_FIVE_THOUSAND_PLAYER = Entry("a 5000 player's name (heuristic, optimal, ...)", _player_ok)
+#: (which players a game has is checked with the config's env_id: :func:`check_players`)
+_PLAYER = Entry("a player's name (heuristic, optimal, hold-20, ...)",
+                lambda v: isinstance(v, str) and v != "")
 
 #: every entry a config may hold (``section.name`` inside a section), with what it must be.
 #: ``env_kwargs`` holds the env's own options, which the env checks
@@ -144,10 +147,11 @@ _FIVE_THOUSAND_PLAYER = Entry("a 5000 player's name (heuristic, optimal, ...)", 
 SCHEMA: dict[str, Entry] = {
     "game": Entry("a game name such as \"penta\"", lambda v: isinstance(v, str) and v != ""),
     "env_id": Entry("a dice_env id such as \"dice_env/Penta-v0\"", _env_id_ok),
-    "family": _one_of(("scorecard", "fivethousand")),
+    "family": Entry("a game family's name (scorecard, fivethousand, pig or one registered)",
+                    _family_ok),
     "trainer": _one_of(TRAINERS),
     "policy": _one_of(POLICIES),
-    "opponent": _FIVE_THOUSAND_PLAYER,
+    "opponent": _PLAYER,
     "num_envs": _integer(1),
     "total_timesteps": _integer(1),
     "checkpoint_every_timesteps": _integer(1),
@@ -179,7 +183,8 @@ SCHEMA: dict[str, Entry] = {
     "eval.every_timesteps": _integer(1),
     "eval.games": _integer(1),
     "eval.seed": _integer(0),
-    "eval.opponent": _FIVE_THOUSAND_PLAYER,
+    "eval.opponent": _PLAYER,
+    "eval.regret": Entry("true or false", lambda v: isinstance(v, bool)),
 }
 #: the sections whose entries are listed in :data:`SCHEMA`
 _CLOSED_SECTIONS = ("shaping", "ppo", "lean", "eval")
@@ -216,16 +221,45 @@ def check_config(config: dict) -> None:
                              f"{known_entries(section)}")
         if not entry.ok(value):
             raise ValueError(f"{key} must be {entry.what}, got {value!r}")
-    family = config.get("family", "scorecard")
     if "env_id" in config:
         from agents.games import resolve
 
-        actual = resolve(config["env_id"]).family.name
-        if actual != family:
+        actual = resolve(config["env_id"]).family
+        family = config.get("family", actual.name)
+        if actual.name != family:
             raise ValueError(f"env_id {config['env_id']} is not a game of family {family!r} "
-                             f"(set \"family\" to \"{actual}\")")
+                             f"(set \"family\" to \"{actual.name}\")")
+        check_players(config, actual)
     policy_name(config)
     check_policy_kwargs(config)
+
+
+def check_players(config: dict, family: Any) -> None:
+    """``ValueError`` for an ``opponent`` or ``eval.opponent`` that is no player of the config's
+    game (``family``, the :class:`~agents.families.AgentFamily` of its ``env_id``), for
+    ``eval.regret`` where the game has no exact regret, and for a game its family cannot
+    evaluate during training (no ``ppo_evaluation`` hook)."""
+    if not family.has_hook("ppo_evaluation"):
+        raise ValueError(f"env_id {config['env_id']}: {family.title} cannot be evaluated while "
+                         "training (its family has no 'ppo_evaluation' hook)")
+    players = sorted(family.players)
+    for key, value in (("opponent", config.get("opponent")),
+                       ("eval.opponent", (config.get("eval") or {}).get("opponent"))):
+        if value is not None and value not in family.players:
+            raise ValueError(f"{key} must be a player of {family.title} ({', '.join(players)}), "
+                             f"got {value!r}")
+    if (config.get("eval") or {}).get("regret") and not family.has_hook("regret"):
+        raise ValueError(f"eval.regret: {family.title} has no exact regret")
+
+
+def config_family(config: dict) -> str:
+    """The name of the game family a config trains: its ``"family"`` entry if it has one (which
+    :func:`check_config` checks against ``env_id``), else the family of its ``env_id``."""
+    if "family" in config:
+        return config["family"]
+    from agents.games import resolve
+
+    return resolve(config["env_id"]).family.name
 
 
 def check_policy_kwargs(config: dict) -> None:
@@ -245,7 +279,7 @@ def check_policy_kwargs(config: dict) -> None:
         return
     from agents.policies.structured.network import defaults_of
 
-    defaults = defaults_of(config.get("family", "scorecard"))
+    defaults = defaults_of(config_family(config))
     for name, value in options.items():
         if name not in defaults:
             raise ValueError(f"unknown config entry policy_kwargs.{name}; the structured "
@@ -293,7 +327,7 @@ def policy_name(config: dict) -> str:
     if name == "structured":
         from agents.families import families  # (no torch imported)
 
-        family = config.get("family", "scorecard")
+        family = config_family(config)
         known = [f.name for f in families() if f.has_hook("structured_heads")]
         if family not in known:
             raise ValueError(f"the structured policy is built for the families "
@@ -314,7 +348,7 @@ def structured_policy_kwargs(config: dict) -> dict:
     from agents.families import family as family_named
     from agents.policies.structured.network import defaults_of
 
-    family = config.get("family", "scorecard")
+    family = config_family(config)
     defaults = defaults_of(family)
     options = dict(config.get("policy_kwargs") or {})
     unknown = sorted(set(options) - set(defaults))

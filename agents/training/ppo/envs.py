@@ -13,16 +13,19 @@ __all__ = ["build_sb3_model", "check_env_kwargs", "make_batched_env", "make_trai
 
 
 def make_batched_env(config: dict, seed: int | None = None):
-    """The config's natively batched Gymnasium vector env (SAME_STEP autoreset; the
-    opponents of 5000 built with :func:`agents.make`)."""
+    """The config's natively batched Gymnasium vector env (SAME_STEP autoreset).  A config's
+    ``"opponent"`` (a registered player of its game: 5000's ``heuristic``, Pig's ``hold-20``
+    ...) is built with :func:`agents.make` and sits at every other seat
+    (``env_kwargs.num_players - 1`` of them, default one)."""
     import gymnasium as gym
     from gymnasium.vector import AutoresetMode
 
+    from agents.games import resolve
     from agents.registry import make
 
     kwargs = dict(config.get("env_kwargs", {}))
     if "opponent" in config:
-        opponent = make(config["opponent"], "fivethousand", seed=seed)
+        opponent = make(config["opponent"], resolve(config["env_id"]), seed=seed)
         kwargs["opponents"] = [opponent] * (kwargs.get("num_players", 2) - 1)
     return gym.make_vec(config["env_id"], num_envs=config["num_envs"],
                         vectorization_mode="vector_entry_point",
@@ -33,7 +36,7 @@ def check_env_kwargs(config: dict) -> None:
     """``ValueError`` (one line, naming the option) for ``env_kwargs`` the config's env does not
     take: an option of the wrong type (that of the env's default: ``canonical_holds`` is true
     or false) or one the env refuses when built -- a small env of one game, without opponents,
-    so nothing is trained or solved."""
+    so nothing is trained or solved -- and for an ``"opponent"`` where the env takes none."""
     import importlib
     import inspect
 
@@ -48,6 +51,9 @@ def check_env_kwargs(config: dict) -> None:
         module, _, name = entry.partition(":")
         entry = getattr(importlib.import_module(module), name)
     params = inspect.signature(entry).parameters
+    if "opponent" in config and "opponents" not in params:
+        raise ValueError(f"opponent: {config['env_id']} is played alone (its env takes no "
+                         "opponents); remove the config's \"opponent\"")
     for name, value in kwargs.items():
         default = params[name].default if name in params else None
         if isinstance(default, (bool, int, float, str)) and not _same_kind(default, value):
@@ -75,7 +81,7 @@ def _kind(default: bool | int | float | str) -> str:
 
 
 def make_training_env(config: dict, seed: int):
-    """``VecMonitor(SB3VecEnv(batched env))`` for a config (opponents built for 5000)."""
+    """``VecMonitor(SB3VecEnv(batched env))`` for a config (with its opponents, if any)."""
     from stable_baselines3.common.vec_env import VecMonitor
 
     from dice_env.sb3 import SB3VecEnv
@@ -95,6 +101,9 @@ def _shaping_settings(config: dict) -> dict | None:
     from dice_env import SCORECARD_IDS
     from dice_env.scorecard.rules import get_rules
 
+    if config["env_id"] not in SCORECARD_IDS:  # (the shaping reads a scorecard's upper section)
+        raise ValueError(f"shaping: the upper-bonus shaping is for the scorecard games' envs "
+                         f"({', '.join(sorted(SCORECARD_IDS))}), not {config['env_id']}")
     return {"rules": get_rules(SCORECARD_IDS[config["env_id"]]),
             "weight": float(shaping.get("upper_bonus", 1.0)),
             "scale": float(shaping.get("scale", 6.0))}

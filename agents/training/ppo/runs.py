@@ -75,28 +75,18 @@ def checkpoint_timesteps(run_dir: Path) -> int | None:
 
 
 def evaluate_policy_score(model: Any, config: dict) -> dict:
-    """Evaluate ``model`` deterministically on the config's fixed evaluation games.
-
-    Scorecard games: mean final score over ``eval.games`` games (common random numbers,
-    ``eval.seed``).  5000: seat-balanced win rate against ``eval.opponent``.
-    """
+    """Evaluate ``model`` deterministically on the config's fixed evaluation games, as its
+    game's family says (the family's ``ppo_evaluation`` hook, see
+    :mod:`agents.training.ppo.evaluation`): the scorecard games by their mean final score over
+    ``eval.games`` games (common random numbers, ``eval.seed``), 5000 and Pig by the
+    seat-balanced win rate against ``eval.opponent``; with ``eval.regret``, the exact regret
+    against the optimal player too."""
+    from agents.games import resolve
     from agents.policies.sb3_models import SB3Agent
+    from agents.training.ppo.evaluation import evaluate
 
     player = SB3Agent.from_model(model, config["game"])
-    ev = config["eval"]
-    if config.get("family", "scorecard") == "scorecard":
-        from agents.evaluation import play_scorecard_games
-
-        totals = play_scorecard_games(player, config["env_id"], ev["games"], seed=ev["seed"])
-        return {"mean_score": float(totals.mean()),
-                "sem": float(totals.std(ddof=1) / np.sqrt(len(totals)))}
-    from agents.evaluation.fivethousand_matches import play_fivethousand_matches
-    from agents.registry import make
-
-    opponent = make(ev.get("opponent", "heuristic"), "fivethousand", seed=ev["seed"])
-    result = play_fivethousand_matches([player, opponent], ev["games"], seed=ev["seed"])
-    p = result.win_rate(0)
-    return {"win_rate": p, "sem": float(np.sqrt(p * (1 - p) / ev["games"]))}
+    return evaluate(player, resolve(config["env_id"]), config["eval"])
 
 
 def record_evaluation(run_dir: Path, config: dict, extra: dict, num_timesteps: int,

@@ -172,8 +172,8 @@ def checked_config(game: str, path: Path | str | None = None,
     try:
         config = apply_overrides(base, list(overrides))
         check_config(config)
-        if (config.get("env_kwargs"), config["env_id"]) != (base.get("env_kwargs"),
-                                                            base["env_id"]):
+        env_entries = ("env_kwargs", "env_id", "opponent")
+        if [config.get(k) for k in env_entries] != [base.get(k) for k in env_entries]:
             check_env_kwargs(config)
     except ValueError as err:
         raise ValueError(f"argument --set: {err}") from None

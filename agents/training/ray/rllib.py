@@ -151,9 +151,11 @@ class RLlibPlayer:
 
 def evaluate(module: Any, config: dict) -> dict | None:
     """Mean score of the deterministic policy on the config's fixed evaluation games (as
-    ``dice-env train`` evaluates); None for games other than the scorecard ones with plain
-    observations."""
-    if config.get("family", "scorecard") != "scorecard" or \
+    ``dice-env train`` evaluates); None for a game that is won rather than scored, or with
+    other than the plain observations."""
+    from agents.games import resolve
+
+    if resolve(config["env_id"]).family.outcome != "score" or \
             "observation" in config.get("env_kwargs", {}):
         return None
     from agents.evaluation import play_scorecard_games
