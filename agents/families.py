@@ -19,12 +19,14 @@ The built-in families are :data:`BUILT_IN`; :func:`register_family` adds another
 from __future__ import annotations
 
 import importlib
+from collections.abc import Sequence
 from typing import Any
 
 from dice_env.families import GameFamily, GameRef
 from dice_env.families import family as env_family
 
-__all__ = ["BUILT_IN", "HOOKS", "AgentFamily", "families", "family", "register_family"]
+__all__ = ["BUILT_IN", "HOOKS", "AgentFamily", "IllegalMove", "families", "family",
+           "register_family"]
 
 #: Every hook the shared layers may ask of a family, and what it must be.
 HOOKS: dict[str, str] = {
@@ -48,6 +50,7 @@ HOOKS: dict[str, str] = {
     "web_tables": ("f(game, opponents, advisor, people, win_models, *, inspection=False) -> "
                    "table names (with inspection, opponents are the inspected agents)"),
     "web_moves": "the tuple of move kinds the web page may send",
+    # (a terminal or web game refuses a move the rules forbid now with IllegalMove, below)
     # policies and training
     "observation_adapter": "f(game, obs_key) -> observation extender or None",
     "structured_heads": "f(n_obs, rules, **options) -> the structured network's body",
@@ -58,6 +61,17 @@ HOOKS: dict[str, str] = {
                        "sem) of a policy evaluated while `dice-env train` trains it; eval: the "
                        "config's eval section"),
 }
+
+
+class IllegalMove(ValueError):
+    """A move the rules refuse now, in a person's game (a family's terminal or web game): the
+    message says why (a person reads it), ``legal`` lists the moves that are allowed, in words.
+    The web app answers it with a 409 and the game is unchanged.  Defined here, below every
+    family, so that a family's own game models raise the one class the web app catches."""
+
+    def __init__(self, message: str, legal: Sequence[str] = ()) -> None:
+        super().__init__(message)
+        self.legal = list(legal)
 
 
 class AgentFamily(GameFamily):

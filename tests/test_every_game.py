@@ -104,3 +104,80 @@ def test_exact_regret_of_the_optimal_player_is_zero_and_the_random_players_posit
     optimal, rand = regret_of_players(players, g, games=4, seed=0, progress=False)
     assert optimal.gap == pytest.approx(0.0, abs=1e-9)
     assert rand.gap > 0
+
+
+# -- the games people play: the terminal program and the web page, through the hooks ------------
+def _families_with(hook: str) -> list:
+    from agents.families import families as agent_families
+
+    return [f for f in agent_families() if f.has_hook(hook)]
+
+
+def _first_game(family, names) -> str:
+    return next(n for n in names if resolve(n).family.name == family.name)
+
+
+@pytest.mark.parametrize("family", _families_with("terminal_game"), ids=lambda f: f.name)
+def test_a_terminal_game(family):
+    """``dice-env play GAME`` starts the family's terminal game (its ``"terminal_game"``
+    hook) against a bot: ``?`` shows the commands, ``q`` quits with the scores, exit 0."""
+    import io
+
+    from agents.play.terminal.cli import main, terminal_games
+
+    game = _first_game(family, terminal_games())
+    out = io.StringIO()
+    code = main([game, "--seed", "1", "--opponents", "random", "--auto-seconds", "0"],
+                stdin=io.StringIO("?\nq\n"), stdout=out)
+    text = out.getvalue()
+    assert code == 0 and "Commands" in text and "You quit the game." in text
+
+
+#: the fields of every web view the Play page draws (agents/play/web/layout.py)
+LAYOUT = ("names", "people", "you", "current", "your_turn", "turn_of", "over", "dice",
+          "advisor", "advice", "verdict", "summary", "status", "status_data", "info",
+          "turn_key", "dice_marks", "controls", "board")
+
+
+def _check_layout(view: dict) -> None:
+    missing = [k for k in LAYOUT if k not in view]
+    assert not missing, missing
+    assert view["status"].startswith(view["title"])
+    assert len(view["dice_marks"]) in (0, len(view["dice"]))
+    assert view["board"]["kind"] in ("card", "table")
+    if view["board"]["kind"] == "table":
+        assert len(view["board"]["rows"]) == len(view["names"])
+
+
+@pytest.mark.parametrize("family", _families_with("web_game"), ids=lambda f: f.name)
+def test_a_web_game(family):
+    """The web app plays the family's web game (its ``"web_game"`` hook) against a bot: a new
+    game and two presses of the buttons its view offers, each view carrying the page's
+    layout."""
+    pytest.importorskip("starlette")
+    pytest.importorskip("httpx")
+    import warnings
+
+    from agents.play.web.app import create_app
+    from agents.play.web.players import WEB_GAMES, allowed_agents
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from starlette.testclient import TestClient
+    game = _first_game(family, WEB_GAMES)
+    with TestClient(create_app(allowed_agents(), auto_seconds=0)) as client:
+        r = client.post("/api/games", json={"game": game, "opponents": ["random"], "seed": 3})
+        assert r.status_code == 201, r.text
+        key, state = r.json()["id"], r.json()["state"]
+        for _ in range(2):
+            _check_layout(state)
+            assert state["your_turn"] and not state["over"]
+            pressed = next(b for b in state["controls"]["buttons"] if b["enabled"])
+            move = dict(pressed["move"], **({pressed["picked"]: [0]} if pressed["picked"]
+                                            else {}))
+            answer = client.post(f"/api/games/{key}/move", json=move)
+            assert answer.status_code == 200, answer.text
+            for frame in answer.json()["frames"]:
+                _check_layout(frame["view"])
+            state = answer.json()["state"]
+        _check_layout(state)

@@ -77,7 +77,7 @@ def test_health_page_and_config(client):
         assert "https://" not in text
     assert client.get("/favicon.ico").status_code in (200, 204)  # never a 404 in the console
     cfg = client.get("/api/config").json()
-    assert [g["id"] for g in cfg["games"]] == ["penta", "dice-poker", "fivethousand"]
+    assert [g["id"] for g in cfg["games"]] == ["penta", "dice-poker", "fivethousand", "pig"]
     assert "win-value" in cfg["bots"]["penta"] and "win-value" not in cfg["bots"]["fivethousand"]
     assert cfg["max_opponents"] == 5 and cfg["auto_seconds"] == 3
 
@@ -443,7 +443,7 @@ def test_command_line_agents(tmp_path):
                    "    return int(np.flatnonzero(action_mask)[0])\n")
     mapping = allowed_agents([f"mine={bot}:first", f"{bot}:first"])
     assert isinstance(mapping["mine"], AgentFactory) and not mapping["mine"].registered
-    assert mapping["mine"].games == {"penta", "dice-poker", "fivethousand"}
+    assert mapping["mine"].games == {"penta", "dice-poker", "fivethousand", "pig"}
     assert "first" in mapping  # a bare spec is named after its last part
     c = _client(create_app(mapping))
     assert "mine" in c.get("/api/config").json()["agents"]

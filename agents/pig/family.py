@@ -28,6 +28,11 @@ FAMILY = AgentFamily(
         "describe_solve": "agents.pig.solver:describe_record",
         "evaluate_players": "agents.pig.evaluation:evaluate_players",
         "regret": "agents.pig.evaluation:regret_of",
+        "make_bot": "agents.pig.session:make_bot",
+        "terminal_game": "agents.pig.terminal:start_game",
+        "web_game": "agents.pig.web_view:new_web_game",
+        "web_tables": "agents.pig.web_view:tables_needed",
+        "web_moves": "agents.pig.web_view:MOVES",
         "ppo_evaluation": "agents.training.ppo.evaluation:win_rate",
     },
 )

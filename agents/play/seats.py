@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from agents.families import IllegalMove as IllegalMove  # (re-exported: defined below the families)
 from agents.games import resolve
 
 #: the name of the one person of a game nobody named (the screens then say "you")
@@ -130,15 +131,6 @@ def make_bot(name: str, game: Any) -> Any:
     if g.family.has_hook("make_bot"):
         return g.family.hook("make_bot")(name, g)
     return registered_bot(name, g)
-
-
-class IllegalMove(ValueError):
-    """A move the rules refuse now: the message says why (a person reads it), ``legal`` lists
-    the moves that are allowed, in words."""
-
-    def __init__(self, message: str, legal: Sequence[str] = ()) -> None:
-        super().__init__(message)
-        self.legal = list(legal)
 
 
 @dataclass

@@ -81,7 +81,8 @@ def build_parser(prog: str = "dice-play") -> argparse.ArgumentParser:
     others = [n for n in terminal_games() if n not in FIRST_GAMES]
     p = _Parser(
         prog=prog, formatter_class=_Formatter,
-        description="Play Penta, Dice Poker or 5000 in the terminal, alone or against bots.",
+        description="Play Penta, Dice Poker, 5000 or another of the games in the terminal, "
+                    "alone or against bots.",
         epilog=f"Bots of {bots} (ppo, learned-value and win-value play the committed models; "
                "win-value reads every card and plays to win). Type ? in the game for the "
                "commands. The full rules: docs/rules.md in the dice-env repository.")

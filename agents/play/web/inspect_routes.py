@@ -43,6 +43,7 @@ from agents.evaluation.inspect import (
     inspect,
     inspector,
 )
+from agents.families import family
 from agents.paths import package_data
 from agents.play.web.inspect_work import (
     SeedCache,
@@ -58,9 +59,11 @@ from agents.play.web.players import WEB_GAMES
 __all__ = ["DEFAULT_GAMES", "inspect_routes"]
 
 STATIC = package_data("play", "web", "static")
-#: the games a request may name: the web app's (their exact tables are listed in
-#: :mod:`.tables`; others would be solved)
-DEFAULT_GAMES = tuple(WEB_GAMES)
+#: the games a request may name: the web app's whose family can be inspected (the
+#: ``"inspection"`` hook; their exact tables are listed in :mod:`.tables`; others would be
+#: solved)
+DEFAULT_GAMES = tuple(g for g, (_, fam) in WEB_GAMES.items()
+                      if family(fam).has_hook("inspection"))
 #: inspections kept in memory (payloads of a few hundred kB)
 CACHE_SIZE = 32
 #: seconds a request waits for its inspection before answering 202 with the job

@@ -17,13 +17,27 @@ from pathlib import PurePath
 from typing import Any
 
 from agents.evaluation.inspect.common import game_title
+from agents.families import families
 from agents.games import resolve
 from agents.play.advisors import BUILD_LOCK
 from agents.play.seats import make_bot
 
-#: the games the web app offers, in the order of its menu (each one's solved tables are
-#: listed in :mod:`.tables`; its family gives the game its web view, the ``"web_game"`` hook)
-WEB_GAME_NAMES = ("penta", "dice-poker", "fivethousand")
+#: the games named first in the web app's menu (each one's solved tables are listed in
+#: :mod:`.tables`; its family gives the game its web view, the ``"web_game"`` hook)
+FIRST_WEB_GAMES = ("penta", "dice-poker", "fivethousand")
+
+
+def _web_game_names() -> tuple[str, ...]:
+    """The games of the menu: :data:`FIRST_WEB_GAMES`, then every game of each other family
+    that has a web game (the ``"web_game"`` hook; its ``"web_tables"`` hook names the tables
+    its games need, or none)."""
+    covered = {resolve(name).family.name for name in FIRST_WEB_GAMES}
+    return FIRST_WEB_GAMES + tuple(g for f in families() if f.has_hook("web_game")
+                                   and f.name not in covered for g in f.games())
+
+
+#: the games the web app offers, in the order of its menu
+WEB_GAME_NAMES = _web_game_names()
 
 
 def _web_games() -> dict[str, tuple[str, str]]:
