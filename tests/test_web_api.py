@@ -77,7 +77,7 @@ def test_health_page_and_config(client):
         assert "https://" not in text
     assert client.get("/favicon.ico").status_code in (200, 204)  # never a 404 in the console
     cfg = client.get("/api/config").json()
-    assert [g["id"] for g in cfg["games"]] == ["penta", "dice-poker", "fivethousand", "pig"]
+    assert [g["id"] for g in cfg["games"]] == ["penta", "dice-poker", "yatzy", "yacht", "fivethousand", "pig"]
     assert "win-value" in cfg["bots"]["penta"] and "win-value" not in cfg["bots"]["fivethousand"]
     assert cfg["max_opponents"] == 5 and cfg["auto_seconds"] == 3
 
@@ -103,7 +103,7 @@ def test_the_page_scripts_know_no_game_family():
     assert re.search(FAMILY_TEST, 'if (s.family === "x")')  # the pattern does find one
 
 
-@pytest.mark.parametrize("game", ["penta", "dice-poker", "fivethousand"])
+@pytest.mark.parametrize("game", ["penta", "dice-poker", "yatzy", "yacht", "fivethousand"])
 def test_every_view_sends_the_layout_the_page_draws(client, game):
     """The fields the page reads instead of a game's name (agents/play/web/layout.py): the
     heading, the line under the dice, the turn key, the dice marks, the controls (each button
@@ -443,7 +443,7 @@ def test_command_line_agents(tmp_path):
                    "    return int(np.flatnonzero(action_mask)[0])\n")
     mapping = allowed_agents([f"mine={bot}:first", f"{bot}:first"])
     assert isinstance(mapping["mine"], AgentFactory) and not mapping["mine"].registered
-    assert mapping["mine"].games == {"penta", "dice-poker", "fivethousand", "pig"}
+    assert mapping["mine"].games == {"penta", "dice-poker", "yatzy", "yacht", "fivethousand", "pig"}
     assert "first" in mapping  # a bare spec is named after its last part
     c = _client(create_app(mapping))
     assert "mine" in c.get("/api/config").json()["agents"]

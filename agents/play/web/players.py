@@ -24,7 +24,7 @@ from agents.play.seats import make_bot
 
 #: the games named first in the web app's menu (each one's solved tables are listed in
 #: :mod:`.tables`; its family gives the game its web view, the ``"web_game"`` hook)
-FIRST_WEB_GAMES = ("penta", "dice-poker", "fivethousand")
+FIRST_WEB_GAMES = ("penta", "dice-poker", "yatzy", "yacht", "fivethousand")
 
 
 def _web_game_names() -> tuple[str, ...]:
