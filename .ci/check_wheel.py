@@ -21,6 +21,8 @@ REQUIRED = [
     "agents/models/learned-value-fivethousand-3p.pt",
     "agents/models/learned-value-fivethousand-4p.pt",
     "agents/models/learned-value-yahtzee-official.pt", "agents/models/win-value-penta.pt",
+    "agents/models/learned-value-yatzy.pt", "agents/models/learned-value-yacht.pt",
+    "agents/models/pig.zip", "agents/training/ppo/configs/pig.json",
     "agents/models/win-value-dice-poker.pt", "agents/training/ppo/stages.json",
     "agents/training/ppo/variants.json",
     "agents/training/ppo/configs/penta-structured.json", "agents/play/web/static/index.html",
