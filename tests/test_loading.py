@@ -200,7 +200,8 @@ def test_module_attr_specs_play_legal_games(bots_dir, form, attr):
 def test_module_attr_details(bots_dir):
     folder, name = bots_dir
     bot = agents.load(f"{name}:FirstLegal", "dice_env/DicePoker-v0", seed=7)
-    assert bot.game == "dice-poker" and bot.seeded == 7  # the resolved game, options passed on
+    assert bot.game.spec == "dice-poker" and bot.seeded == 7  # the resolved Game, options on
+    assert bot.game.rules.name == "dice-poker" and bot.game.family.name == "scorecard"
     assert agents.load(f"{name}:LastLegalBatch", offset=2).offset == 2
     instance = agents.load(f"{name}:INSTANCE", seed=3)
     assert instance is sys.modules[name].INSTANCE and instance.seeded == 3
@@ -302,11 +303,13 @@ def test_bad_modules_and_attributes(bots_dir, tmp_path):
                                   "agents.scorecard.heuristic:GreedyAgent"])
 def test_load_parses_the_game_once(monkeypatch, spec):
     """agents.load resolves the game at the entry and passes the Game down (it was parsed five
-    times on one call before)."""
+    times on one call before).  resolve_game is the one parser of names: a model file's own
+    saved rules name (the structured policy's ``rules="penta"``) goes through it too, once."""
     import dice_env.families as families
 
     calls = []
     parse = families.resolve_game
     monkeypatch.setattr(families, "resolve_game", lambda game: calls.append(game) or parse(game))
     agents.load(spec, "dice_env/Penta-v0")
-    assert calls == ["dice_env/Penta-v0"]
+    assert calls[0] == "dice_env/Penta-v0" and calls.count("dice_env/Penta-v0") == 1
+    assert calls[1:] == (["penta"] if spec.endswith(".zip") else []), calls

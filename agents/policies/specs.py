@@ -32,7 +32,7 @@ def load_policy(spec: Any, game: Game, registered: Sequence[str], options: dict)
             raise _not_found(str(spec))
         return _load_file(spec_path, game, options)
     if not isinstance(spec, str):
-        return build_agent(spec, game.spec, options, f"{spec!r:.60}")
+        return build_agent(spec, game, options, f"{spec!r:.60}")
     text = spec.strip()
     if not text:
         raise ValueError(f"empty player spec; expected a registered player name {list(registered)}"
@@ -50,7 +50,7 @@ def load_policy(spec: Any, game: Game, registered: Sequence[str], options: dict)
     if sep and len(head) > 1 and head.isidentifier() and looks_like_file:
         normalise_algorithm(head)  # raises: unknown algorithm prefix, listing the known ones
     if sep:
-        return agent_from_module_attr(text, game.spec, options)
+        return agent_from_module_attr(text, game, options)
     if text.lower().endswith(".py"):
         raise FileNotFoundError(f"no such Python file: {text!r}; a Python file also needs the "
                                 "attribute to load: 'path/to/my_bot.py:MyBot'")
