@@ -10,7 +10,8 @@ ones (``1.0``), ``inf`` and ``nan``, strings (``"3"``), ``None``, lists and arra
 shapes (``np.array([3])``) -- is never converted: it is an illegal action, handled like any
 other under the env's ``illegal_action`` mode (``"penalize"``: the state is untouched, the
 reward is the penalty and ``info["illegal_action"]`` is set; ``"raise"``:
-:class:`IllegalActionError` naming the value and the legal actions; ``"terminate"``).
+:class:`IllegalActionError` naming the value and the legal actions; ``"terminate"``), by the
+one handler of :mod:`dice_env.illegal`.
 
 The batched envs read their actions with :func:`as_actions`: ``np.asarray(actions)`` must hold
 one entry per sub-env (otherwise ``ValueError``: the entries cannot be dealt out); with an

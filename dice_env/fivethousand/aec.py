@@ -16,13 +16,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from dice_env.errors import (
-    IllegalActionError,
-    as_action,
-    check_illegal_action_mode,
-    describe_non_action,
-    reset_options,
-)
+from dice_env.errors import as_action, check_illegal_action_mode, reset_options
 from dice_env.fivethousand import game as G
 from dice_env.fivethousand import rules as R
 from dice_env.fivethousand.base import RESET_OPTIONS, make_rules
@@ -31,6 +25,7 @@ from dice_env.fivethousand.render import render_game
 from dice_env.fivethousand.rules import FiveThousandRules, check_num_players
 from dice_env.fivethousand.single import FiveThousandGame
 from dice_env.fivethousand.state import state_from_dict, state_to_dict
+from dice_env.illegal import IllegalAction, illegal_turn
 
 
 class FiveThousandAECEnv(AECEnv):
@@ -198,14 +193,12 @@ class FiveThousandAECEnv(AECEnv):
             self._was_dead_step(action)
             return
         a = as_action(action, self.rules.n_actions)  # None unless an integer in range
-        legal = a is not None and bool(self._mask[a])
-        if not legal and self.illegal_action == "raise":
-            self._illegal(agent, action, a)  # raises, leaving everything untouched
+        if a is None or not self._mask[a]:
+            if illegal_turn(self, agent, self._illegal(action)):
+                self._mask = [0] * self.rules.n_actions
+            return
         self._cumulative_rewards[agent] = 0.0
         self.rewards = dict.fromkeys(self.agents, 0.0)
-        if not legal:
-            self._illegal(agent, action, a)
-            return
         events = self._game.step(a, self.np_random)
         self._last_events = events
         for other in self.agents:
@@ -229,27 +222,13 @@ class FiveThousandAECEnv(AECEnv):
         if self.render_mode == "human":
             self.render()
 
-    def _illegal(self, agent: str, action: Any, a: int | None) -> None:
-        legal = [x for x, ok in enumerate(self._mask) if ok]
+    def _illegal(self, action: Any) -> IllegalAction:
+        """An illegal ``action`` of the player to move (see :mod:`dice_env.illegal`)."""
         dice = self._game.thrown_dice()
-        if a is None:
-            what, why = describe_non_action(action, self.rules.n_actions), ""
-        else:
-            what = R.describe_action(self.rules, a, dice)
-            why = G.illegal_reason(self.rules, self._state, a)
-        if why:
-            what += f" ({why})"
-        if self.illegal_action == "raise":
-            names = ", ".join(R.describe_action(self.rules, x, dice) for x in legal)
-            raise IllegalActionError(f"illegal action {what} by {agent}; legal actions: "
-                                     f"{legal} ({names})")
-        self.rewards[agent] = self.illegal_penalty
-        self.infos[agent] = dict(self.infos[agent], illegal_action=True)
-        if self.illegal_action == "terminate":
-            for other in self.agents:
-                self.terminations[other] = True
-            self._mask = [0] * self.rules.n_actions
-        self._accumulate_rewards()
+        return IllegalAction(action, [x for x, ok in enumerate(self._mask) if ok],
+                             self.rules.n_actions,
+                             lambda a: R.describe_action(self.rules, a, dice),
+                             lambda a: G.illegal_reason(self.rules, self._state, a))
 
     def render(self) -> str | None:
         if self.render_mode is None:

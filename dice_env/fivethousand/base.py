@@ -11,10 +11,8 @@ import numpy as np
 from gymnasium import spaces
 
 from dice_env.errors import (
-    IllegalActionError,
     as_action,
     check_illegal_action_mode,
-    describe_non_action,
     reset_options,
     warn_unsupported_render_mode,
 )
@@ -25,6 +23,7 @@ from dice_env.fivethousand.render import render_game
 from dice_env.fivethousand.rules import FiveThousandRules
 from dice_env.fivethousand.single import FiveThousandGame
 from dice_env.fivethousand.state import state_from_dict, state_to_dict
+from dice_env.illegal import IllegalAction, illegal_step
 
 RESET_OPTIONS = ("state",)
 
@@ -182,10 +181,11 @@ class FiveThousandBaseEnv(gym.Env):
     def step(self, action):
         if self._done:
             raise RuntimeError("step() called on a finished episode; call reset() first")
-        self._steps += 1
         a = as_action(action, self.action_space.n)  # None unless an integer in range
         if a is None or not self._mask[a]:
-            return self._illegal(action, a)
+            return illegal_step(self, self._illegal(action), observation=self._observation,
+                                info=lambda: self._info([]), out_of_time=self._out_of_time)
+        self._steps += 1
         turns_before = self._agent_turns()
         events = self._game.step(a, self.np_random)
         self._after_agent(events)
@@ -203,24 +203,11 @@ class FiveThousandBaseEnv(gym.Env):
         return ((self.max_turns is not None and self._agent_turns() >= self.max_turns)
                 or (self.max_steps is not None and self._steps >= self.max_steps))
 
-    def _illegal(self, action: Any, a: int | None):
-        legal = self.legal_actions()
-        if a is None:
-            what, why = describe_non_action(action, self.action_space.n), ""
-        else:
-            what, why = self.describe_action(a), G.illegal_reason(self.rules, self._state, a)
-        reason = f" ({why})" if why else ""
-        if self.illegal_action == "raise":
-            self._steps -= 1
-            names = ", ".join(self.describe_action(x) for x in legal)
-            raise IllegalActionError(f"illegal action {what}{reason}; legal actions: {legal} "
-                                     f"({names})")
-        terminated = self.illegal_action == "terminate"
-        truncated = not terminated and self._out_of_time()
-        self._done = terminated or truncated
-        info = self._info([])
-        info["illegal_action"] = True
-        return self._observation(), self.illegal_penalty, terminated, truncated, info
+    def _illegal(self, action: Any) -> IllegalAction:
+        """An illegal ``action`` of the agent (see :mod:`dice_env.illegal`)."""
+        return IllegalAction(action, self.legal_actions(), self.action_space.n,
+                             self.describe_action,
+                             lambda a: G.illegal_reason(self.rules, self._state, a))
 
     def render(self) -> str | None:
         if self.render_mode not in self.metadata["render_modes"]:

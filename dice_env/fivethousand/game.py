@@ -4,12 +4,11 @@
 either finished or waiting for a decision of its player to move after a roll that scored:
 busts are not decisions, so the transitions throw on (the next player's opening throw) until
 each game reaches a decision again.  :func:`start_games`, :func:`action_mask` and
-:func:`step_games` are the transition logic; all the scoring is in
-:mod:`dice_env.fivethousand.rules`.  For speed, the single-agent envs and the AEC env play one
-game at a time in plain Python (:mod:`dice_env.fivethousand.single`) and the batched vector env
-(:mod:`dice_env.fivethousand.vector`) runs the same turn bookkeeping as numba kernels (both read
-scoring, bank legality and bank resolution from the rules module); the die-for-die tests in
-``tests/test_single_games.py`` and ``tests/test_fivethousand_vector.py`` keep them identical.
+:func:`step_games` apply the turn of :mod:`dice_env.fivethousand.rules.turn` (written once,
+with the scoring and bank rules of :mod:`dice_env.fivethousand.rules`) to every row through its
+numba kernels, the very kernels of the vector envs (:mod:`dice_env.fivethousand.vector`); one
+game (:mod:`dice_env.fivethousand.single`, the single-agent and AEC envs) runs the same
+functions as plain Python.  :class:`StepRecord` and :func:`step_events` tell what a step did.
 """
 
 from __future__ import annotations
@@ -20,6 +19,7 @@ import numpy as np
 
 from dice_env.fivethousand import rules as R
 from dice_env.fivethousand.rules import FiveThousandRules
+from dice_env.fivethousand.rules import turn as T
 
 
 @dataclass
@@ -136,46 +136,22 @@ class StepRecord:
     winner: np.ndarray
 
 
-def _end_turns(state: FiveThousandState, rows: np.ndarray) -> None:
-    """End the turns of ``rows`` (bool): count it and pass the dice to the next seat."""
-    idx = np.flatnonzero(rows)
-    if idx.size == 0:
-        return
-    state.turns[idx, state.current[idx]] += 1
-    state.current[idx] = (state.current[idx] + 1) % state.num_players
-    state.turn_total[idx] = 0
-
-
-def _throw_until_decision(state: FiveThousandState, pending: np.ndarray, n_dice: np.ndarray,
-                          opening: np.ndarray, rng: np.random.Generator):
-    """Throw for the ``pending`` rows until each faces a decision.
-
-    ``n_dice`` are the dice each pending row throws first and ``opening`` whether that throw
-    opens a turn.  A bust ends the turn and the next seat opens with five dice.  Every
-    iteration draws ``5 * N`` faces (see :func:`.rules.throw_dice`).  Returns ``(busted,
-    bust_dice, opening_busts)``: whether the first, non-opening throw of a row busted, its
-    dice, and how many opening throws busted.
-    """
-    pending = pending.copy()
-    n_dice = n_dice.copy()
-    opening = opening.copy()
-    busted = np.zeros(state.n, dtype=bool)
-    bust_dice = np.zeros((state.n, R.N_DICE), dtype=np.int8)
+def _throw_until_decision(state: FiveThousandState, throw_n: np.ndarray,
+                          rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """The rows with ``throw_n > 0`` throw that many dice, again and again while they bust
+    (:func:`.rules.turn.land_rows`), until each faces a decision.  Every round draws
+    :func:`.rules.throw_faces` for the whole batch (``5 * N`` faces).  Returns ``(bust_roll,
+    opening_busts)``: the roll of a roll-on that busted (-1 if none) and how many opening
+    throws busted, per row."""
+    bust_roll = np.full(state.n, -1, dtype=np.int64)
     opening_busts = np.zeros(state.n, dtype=np.int64)
-    while pending.any():
-        dice, roll = R.throw_dice(rng, np.where(pending, n_dice, R.N_DICE))
-        state.dice[pending] = dice[pending]
-        state.roll[pending] = roll[pending]
-        bust = pending & (R.ROLL_POINTS[roll] == 0)
-        first_bust = bust & ~opening
-        busted |= first_bust
-        bust_dice[first_bust] = dice[first_bust]
-        opening_busts += bust & opening
-        _end_turns(state, bust)
-        pending = bust
-        n_dice[bust] = R.N_DICE
-        opening[bust] = True
-    return busted, bust_dice, opening_busts
+    pending = np.flatnonzero(throw_n > 0)
+    while pending.size:
+        faces = R.throw_faces(rng, state.n)[pending]
+        pending = T.land_rows(pending, faces, throw_n, state.dice, state.roll, state.current,
+                              state.turn_total, state.turns, bust_roll, opening_busts,
+                              T.INDEX_BY_CODE, T.POINTS_OF_ROLL, R.ROLL_DICE)
+    return bust_roll, opening_busts
 
 
 def start_games(rules: FiveThousandRules, state: FiveThousandState, rows: np.ndarray,
@@ -191,8 +167,7 @@ def start_games(rules: FiveThousandRules, state: FiveThousandState, rows: np.nda
     state.turn_total[rows] = 0
     state.current[rows] = np.broadcast_to(np.asarray(first_player, dtype=np.int64),
                                           (state.n,))[rows]
-    five = np.full(state.n, R.N_DICE, dtype=np.int64)
-    return _throw_until_decision(state, rows, five, rows, rng)[2]
+    return _throw_until_decision(state, np.where(rows, R.N_DICE, 0), rng)[1]
 
 
 def action_mask(rules: FiveThousandRules, state: FiveThousandState) -> np.ndarray:
@@ -207,102 +182,67 @@ def step_games(rules: FiveThousandRules, state: FiveThousandState, actions,
     """Apply one (legal) decision per game, in place, and throw on to the next decision.
 
     The player to move sets aside the dice the action names (every scoring die under the
-    literal rules), then banks (:func:`.rules.resolve_bank`: bumps, gifts, a win) or rolls the
+    literal rules), then banks (:func:`.rules.bank_one`: bumps, gifts, a win) or rolls the
     remaining dice (five after hot dice).  A bust or a bank ends the turn; the next seat opens
-    with five dice, and opening busts pass the turn on again.  Rows where ``active`` is False
-    (and finished games) are left alone.  Legality is the caller's job (:func:`action_mask`).
+    with five dice, and opening busts pass the turn on again: :func:`.rules.turn.decide_rows`
+    and :func:`.rules.turn.land_rows` on the rows that move.  Rows where ``active`` is False
+    (and finished games) are left alone.  Legality is the caller's job (:func:`action_mask`);
+    an action outside ``Discrete(n_actions)`` raises ``ValueError``.
     """
-    n = state.n
+    n, p = state.n, state.num_players
     actions = np.atleast_1d(np.asarray(actions, dtype=np.int64))
     active = np.ones(n, dtype=bool) if active is None else np.asarray(active, dtype=bool)
     active = active & ~state.finished()
+    rows = np.flatnonzero(active)
     player = np.where(active, state.current, -1)
+    actions = np.where(active, actions, 0)
+    if actions.size and not (0 <= actions.min() and actions.max() < rules.n_actions):
+        bad = int(actions[(actions < 0) | (actions >= rules.n_actions)][0])
+        raise ValueError(f"action {bad} is not an action of Discrete({rules.n_actions})")
+    bank = active & (actions & 1 == 1)
+    tables = T.turn_tables(rules)
+    column = actions >> 1
+    used = np.where(active, tables.used[state.roll, column], 0)
+    hot = active & (tables.left[state.roll, column] == R.N_DICE)
+    before = state.scores.copy()
 
-    bank, pts, k = R.decode_actions(rules, state.roll, np.where(active, actions, 0))
-    bank &= active
-    rolling = active & ~bank
-    pts = np.where(active, pts, 0)
-    k = np.where(active, k, 0)
-    n_thrown = R.ROLL_SIZE[state.roll].astype(np.int64)
-    hot = active & (k == n_thrown)
-    total = state.turn_total + pts
-    state.turn_total = np.where(active, total, state.turn_total)
-
-    outcome = R.resolve_bank(rules, state.scores, state.current, total, banking=bank)
-    if bank.any():
-        state.scores = outcome.scores.copy()
-        state.winner = np.where(bank, outcome.winner, state.winner)
-        _end_turns(state, bank)
-    lost = np.zeros(n, dtype=np.int64)
-
-    n_next = np.where(rolling, R.dice_left_after(n_thrown, k), R.N_DICE)
-    throw = rolling | (bank & (state.winner < 0))
-    busted, bust_dice, opening_busts = _throw_until_decision(state, throw, n_next, bank, rng)
-    lost[busted] = total[busted]
+    throw_n = np.zeros(n, dtype=np.int64)
+    set_aside = np.zeros(n, dtype=np.int64)
+    total = np.zeros(n, dtype=np.int64)
+    outcome = np.full(n, R.NO_BANK, dtype=np.int64)
+    receiver = np.full(n, -1, dtype=np.int64)
+    bumped = np.zeros((n, p), dtype=bool)
+    T.decide_rows(rows, actions[rows], rules.target, tables.points, tables.left, state.roll,
+                  state.turn_total, state.current, state.scores, state.turns, state.winner,
+                  throw_n, set_aside, total, outcome, receiver, bumped)
+    dice_thrown = np.where(bank, 0, throw_n)
+    bust_roll, opening_busts = _throw_until_decision(state, throw_n, rng)
+    busted = bust_roll >= 0
+    bust_dice = np.where(busted[:, None], R.ROLL_DICE[np.maximum(bust_roll, 0)], 0)
+    winner = state.winner.copy()
     return StepRecord(
-        active=active, player=player, bank=bank, set_aside_points=pts, set_aside_dice=k,
-        turn_total=np.where(active, total, 0), hot_dice=hot,
-        dice_thrown=np.where(rolling, n_next, 0), busted=busted, lost=lost,
-        bust_dice=bust_dice, bank_outcome=outcome, opening_busts=opening_busts,
-        winner=state.winner.copy(),
+        active=active, player=player, bank=bank, set_aside_points=set_aside,
+        set_aside_dice=used, turn_total=total, hot_dice=hot, dice_thrown=dice_thrown,
+        busted=busted, lost=np.where(busted, total, 0), bust_dice=bust_dice.astype(np.int8),
+        bank_outcome=R.BankOutcome(state.scores.copy(), outcome, receiver, bumped,
+                                   np.where(bumped, before, 0), np.where(bank, winner, -1)),
+        opening_busts=opening_busts, winner=winner,
     )
 
 
-
 def step_events(record: StepRecord, row: int = 0) -> list[dict]:
-    """What one step did in game ``row``, as a list of plain dicts in the order it happened.
-
-    Event types (seats are absolute): ``roll`` (``player``, ``set_aside`` points,
-    ``turn_total``, ``dice_thrown`` next, ``hot_dice``), ``bust`` (``player``, ``lost``,
-    ``dice``, ``opening``: True for a bust on a turn's first throw), ``bank`` (``player``,
-    ``points``, ``score`` after), ``bump`` (``player`` knocked to 0, ``by``, ``lost``),
-    ``gift`` (``from``, ``to``, ``points``, ``score`` of the receiver after), ``gift_lost``
-    (``from``, ``points``, ``reason``: ``"no_receiver"`` or ``"receiver_overshoot"``, ``to``:
-    the would-be receiver or None) and ``win`` (``player``).
-    """
+    """What one step did in game ``row``, as a list of plain dicts in the order it happened
+    (:func:`.rules.turn.decision_events`, which lists the event types)."""
     if not record.active[row]:
         return []
-    p = int(record.player[row])
-    tt = int(record.turn_total[row])
     out = record.bank_outcome
-    num_players = out.scores.shape[1]
-    events: list[dict] = []
-    if record.bank[row]:
-        kind = int(out.outcome[row])
-        recv = int(out.receiver[row])
-        if kind == R.BANKED:
-            events.append({"type": "bank", "player": p, "points": tt,
-                           "score": int(out.scores[row, p])})
-            for q in np.flatnonzero(out.bumped[row]).tolist():
-                events.append({"type": "bump", "player": q, "by": p,
-                               "lost": int(out.bumped_from[row, q])})
-        else:
-            events.append({"type": "overshoot", "player": p, "points": tt,
-                           "score": int(out.scores[row, p])})
-            if kind == R.GIFTED:
-                events.append({"type": "gift", "from": p, "to": recv, "points": tt,
-                               "score": int(out.scores[row, recv])})
-            else:
-                reason = ("no_receiver" if kind == R.GIFT_LOST_NO_RECEIVER
-                          else "receiver_overshoot")
-                events.append({"type": "gift_lost", "from": p, "points": tt, "reason": reason,
-                               "to": recv if recv >= 0 else None})
-    else:
-        events.append({"type": "roll", "player": p,
-                       "set_aside": int(record.set_aside_points[row]), "turn_total": tt,
-                       "dice_thrown": int(record.dice_thrown[row]),
-                       "hot_dice": bool(record.hot_dice[row])})
-        if record.busted[row]:
-            n = int((record.bust_dice[row] > 0).sum())
-            events.append({"type": "bust", "player": p, "lost": int(record.lost[row]),
-                           "dice": [int(d) for d in record.bust_dice[row, :n]],
-                           "opening": False})
-    for i in range(int(record.opening_busts[row])):
-        events.append({"type": "bust", "player": (p + 1 + i) % num_players, "lost": 0,
-                       "dice": None, "opening": True})
-    if record.winner[row] >= 0:
-        events.append({"type": "win", "player": int(record.winner[row])})
-    return events
+    bust = record.bust_dice[row]
+    return T.decision_events(
+        int(record.player[row]), bool(record.bank[row]), int(record.set_aside_points[row]),
+        int(record.turn_total[row]), int(record.dice_thrown[row]), int(out.outcome[row]),
+        int(out.receiver[row]), out.scores[row].tolist(), out.bumped[row].tolist(),
+        bust[bust > 0].tolist() if record.busted[row] else None,
+        int(record.opening_busts[row]), int(record.winner[row]))
 
 
 def illegal_reason(rules: FiveThousandRules, state: FiveThousandState, action: int,

@@ -16,24 +16,17 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from dice_env.errors import (
-    IllegalActionError,
-    as_action,
-    as_int,
-    check_illegal_action_mode,
-    describe_non_action,
-    reset_options,
-)
+from dice_env.errors import as_action, check_illegal_action_mode, reset_options
+from dice_env.illegal import IllegalAction, illegal_turn
 from dice_env.scorecard.env import describe_action
 from dice_env.scorecard.game import N_HOLD_ACTIONS
-from dice_env.scorecard.match import MatchState, check_num_players, winners
+from dice_env.scorecard.match import MatchState, ScorecardMatch, check_num_players, winners
 from dice_env.scorecard.match.env import check_reward, final_rewards
 from dice_env.scorecard.match.observation import (
     encode_match_observation_one,
     match_observation_size,
 )
 from dice_env.scorecard.match.render import render_match
-from dice_env.scorecard.match.single import ScorecardMatch
 from dice_env.scorecard.match.state import match_state_from_dict, match_state_to_dict
 from dice_env.scorecard.rules import Rules, get_rules
 
@@ -50,7 +43,8 @@ class ScorecardAECEnv(AECEnv):
     (each throw is a decision) and ``agent_selection`` moves on when it fills a box.  The match
     ends when every card is full; the highest TOTAL wins.  The match is the one of
     :mod:`dice_env.scorecard.match` (one card per player), played one game at a time in plain
-    Python (:mod:`dice_env.scorecard.match.single`) over the single-player rules.
+    Python (:class:`~dice_env.scorecard.match.core.ScorecardMatch`) over the single-player
+    rules.
 
     ## Action Space
     ``Discrete(32 + n_boxes)``, the encoding of ``dice_env/Penta-v0``: ``a < 32`` rerolls
@@ -138,7 +132,7 @@ class ScorecardAECEnv(AECEnv):
         }
         self.action_spaces = {a: spaces.Discrete(self.n_actions) for a in self.possible_agents}
         self.np_random: np.random.Generator | None = None
-        # one match at a time in Python (dice_env.scorecard.match.single): the batched core's
+        # one match at a time in Python (match.core.ScorecardMatch): the batched core's
         # numpy calls cost more than the game itself for a batch of one
         self._match = ScorecardMatch(self.rules, self.num_players)
         self._refresh()
@@ -214,14 +208,12 @@ class ScorecardAECEnv(AECEnv):
             self._was_dead_step(action)
             return
         a = as_action(action, self.n_actions)  # None unless an integer in range
-        legal = a is not None and bool(self._mask[a])
-        if not legal and self.illegal_action == "raise":
-            self._illegal(agent, action)  # raises, leaving everything untouched
+        if a is None or not self._mask[a]:
+            if illegal_turn(self, agent, self._illegal(action)):
+                self._mask = [0] * self.n_actions
+            return
         self._cumulative_rewards[agent] = 0.0
         self.rewards = dict.fromkeys(self.agents, 0.0)
-        if not legal:
-            self._illegal(agent, action)
-            return
         self._match.apply(a, self.np_random, self._points, self._bonus)
         over = self._match.finished()
         if over:
@@ -237,23 +229,12 @@ class ScorecardAECEnv(AECEnv):
         if self.render_mode == "human":
             self.render()
 
-    def _illegal(self, agent: str, action: Any) -> None:
-        legal = [x for x, ok in enumerate(self._mask) if ok]
+    def _illegal(self, action: Any) -> IllegalAction:
+        """An illegal ``action`` of the player to move (see :mod:`dice_env.illegal`)."""
         dice = self._match.mover.dice
-        a = as_int(action)
-        what = (describe_action(self.rules, a, dice) if a is not None
-                else describe_non_action(action, self.n_actions))
-        if self.illegal_action == "raise":
-            names = ", ".join(describe_action(self.rules, x, dice) for x in legal)
-            raise IllegalActionError(f"illegal action {what} by {agent}; legal actions: "
-                                     f"{legal} ({names})")
-        self.rewards[agent] = self.illegal_penalty
-        self.infos[agent] = dict(self.infos[agent], illegal_action=True)
-        if self.illegal_action == "terminate":
-            for other in self.agents:
-                self.terminations[other] = True
-            self._mask = [0] * self.n_actions
-        self._accumulate_rewards()
+        return IllegalAction(action, [x for x, ok in enumerate(self._mask) if ok],
+                             self.n_actions, lambda a: describe_action(self.rules, a, dice),
+                             describe_out_of_range=True)
 
     def render(self) -> str | None:
         """Every card side by side (``"ansi"`` returns the text, ``"human"`` prints it)."""

@@ -9,14 +9,12 @@ import numpy as np
 from gymnasium import spaces
 
 from dice_env.errors import (
-    IllegalActionError,
     as_action,
-    as_int,
     check_illegal_action_mode,
-    describe_non_action,
     reset_options,
     warn_unsupported_render_mode,
 )
+from dice_env.illegal import IllegalAction, illegal_step
 from dice_env.scorecard import game as G
 from dice_env.scorecard.observation import (
     check_observation_kind,
@@ -25,7 +23,6 @@ from dice_env.scorecard.observation import (
 )
 from dice_env.scorecard.render import render_scorecard
 from dice_env.scorecard.rules import Rules, get_rules
-from dice_env.scorecard.single import ScorecardGame, as_arrays, must_scratch
 from dice_env.scorecard.state import state_from_dict, state_to_dict
 
 RESET_OPTIONS = ("state",)
@@ -166,9 +163,9 @@ class ScorecardEnv(ScorecardOptions, gym.Env):
                            observation)
         self.action_space = self.single_action_space
         self.observation_space = self.single_observation_space
-        # The game runs one step at a time in Python (dice_env.scorecard.single): the batched
+        # The game runs one step at a time in Python (game.ScorecardGame): the batched
         # core's numpy calls cost more than the game itself for a batch of one.
-        self._game = ScorecardGame(self.rules)
+        self._game = G.ScorecardGame(self.rules)
         self._steps = 0
         self._done = True
         self._refresh()
@@ -193,7 +190,7 @@ class ScorecardEnv(ScorecardOptions, gym.Env):
     def _info(self) -> dict:
         info = {
             "action_mask": np.array(self._mask, dtype=np.int8),
-            "must_scratch": must_scratch(self._legal, self._points),
+            "must_scratch": self._game.must_scratch(self._legal, self._points),
             "box_points": np.array(self._points, dtype=np.int64),
         }
         if self._game.finished():
@@ -233,35 +230,31 @@ class ScorecardEnv(ScorecardOptions, gym.Env):
     def step(self, action):
         if self._done:
             raise RuntimeError("step() called on a finished episode; call reset() first")
-        self._steps += 1
         a = as_action(action, self.action_space.n)  # None unless an integer in range
         if a is None or not self._mask[a]:
-            return self._illegal(action)
-        reward = self._game.apply(a, self.np_random, self._points, self._bonus)
+            return illegal_step(self, self._illegal(action),
+                                observation=self._observation, info=self._info,
+                                out_of_time=self._out_of_time)
+        self._steps += 1
+        reward = self._game.apply(a, self.np_random, self._points, self._bonus)[0]
         self._refresh()
         terminated = self._game.finished()
-        truncated = not terminated and self._steps >= self.max_steps
+        truncated = not terminated and self._out_of_time()
         self._done = terminated or truncated
         if self.render_mode == "human":
             self.render()
         return self._observation(), float(reward), terminated, truncated, self._info()
 
-    def _illegal(self, action: Any):
-        legal = [x for x, ok in enumerate(self._mask) if ok]
+    def _out_of_time(self) -> bool:
+        """Whether the episode has taken ``max_steps`` steps."""
+        return self._steps >= self.max_steps
+
+    def _illegal(self, action: Any) -> IllegalAction:
+        """An illegal ``action`` in the current state (see :mod:`dice_env.illegal`)."""
         dice = self._game.dice
-        a = as_int(action)
-        what = (describe_action(self.rules, a, dice) if a is not None
-                else describe_non_action(action, self.action_space.n))
-        if self.illegal_action == "raise":
-            self._steps -= 1
-            names = ", ".join(describe_action(self.rules, x, dice) for x in legal)
-            raise IllegalActionError(f"illegal action {what}; legal actions: {legal} ({names})")
-        terminated = self.illegal_action == "terminate"
-        truncated = not terminated and self._steps >= self.max_steps
-        self._done = terminated or truncated
-        info = self._info()
-        info["illegal_action"] = True
-        return self._observation(), self.illegal_penalty, terminated, truncated, info
+        return IllegalAction(action, [x for x, ok in enumerate(self._mask) if ok],
+                             self.action_space.n, lambda a: describe_action(self.rules, a, dice),
+                             describe_out_of_range=True)
 
     def render(self) -> str | None:
         """The dice and scorecard as text (``"ansi"``), or printed (``"human"``)."""
@@ -269,7 +262,8 @@ class ScorecardEnv(ScorecardOptions, gym.Env):
             warn_unsupported_render_mode(self.unsupported_render_mode,
                                          self._supported_render_modes)
             return None
-        legal, points = as_arrays(self._legal, self._points)
+        legal = np.array([self._legal], dtype=bool)
+        points = np.array([self._points], dtype=np.int64)
         text = render_scorecard(self.rules, self._state, points, legal,
                                 self.rules.five_kind_bonus)
         if self.render_mode == "human":

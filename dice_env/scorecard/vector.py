@@ -2,7 +2,7 @@
 
 ``N`` games live in the numpy arrays of one :class:`~dice_env.scorecard.game.ScorecardState`
 and advance together through the pure functions of :mod:`dice_env.scorecard.game`; the single
-env plays the same bookkeeping one game at a time (:mod:`dice_env.scorecard.single`).  A batch
+env plays their one-game twin (:class:`~dice_env.scorecard.game.ScorecardGame`).  A batch
 of one with the same seed reproduces the single env die for die (the tests hold them to it).
 """
 
@@ -14,14 +14,8 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from dice_env.errors import (
-    IllegalActionError,
-    as_actions,
-    as_int,
-    describe_non_action,
-    reset_options,
-    warn_unsupported_render_mode,
-)
+from dice_env.errors import as_actions, reset_options, warn_unsupported_render_mode
+from dice_env.illegal import IllegalAction, check_batch, flag_batch, penalize_batch
 from dice_env.scorecard import game as G
 from dice_env.scorecard.env import ScorecardOptions, describe_action
 from dice_env.scorecard.observation import encode_observation
@@ -145,10 +139,17 @@ class ScorecardVectorEnv(ScorecardOptions, VectorEnv):
                      for k, v in ended.score_breakdown(self.rules).items()}
             score.update({f"_{k}": terminated for k in list(score)})
             final_info["score"], final_info["_score"] = score, terminated
-        if illegal.any():
-            final_info["illegal_action"], final_info["_illegal_action"] = illegal & done, done
+        flag_batch(final_info, illegal, done)
         return {"final_obs": final_obs, "_final_obs": done,
                 "final_info": final_info, "_final_info": done}
+
+    def _illegal(self, i: int, action: Any) -> IllegalAction:
+        """Sub-env ``i``'s illegal ``action`` (see :mod:`dice_env.illegal`)."""
+        dice = self._state.dice[i]
+        return IllegalAction(action, np.flatnonzero(self._mask[i]).tolist(),
+                             self.single_action_space.n,
+                             lambda a: describe_action(self.rules, a, dice),
+                             describe_out_of_range=True)
 
     def _reset_rows(self, rows: np.ndarray) -> None:
         G.start_games(self.rules, self._state, rows, self.np_random)
@@ -194,23 +195,15 @@ class ScorecardVectorEnv(ScorecardOptions, VectorEnv):
         legal = valid & self._mask[np.arange(self.num_envs), actions]
         resetting = self._needs_reset  # NEXT_STEP: these rows only reset
         illegal = ~legal & ~resetting
-        if illegal.any() and self.illegal_action == "raise":
-            i = int(np.flatnonzero(illegal)[0])
-            ok = np.flatnonzero(self._mask[i]).tolist()
-            a = as_int(raw[i])
-            what = (describe_action(self.rules, a, self._state.dice[i]) if a is not None
-                    else describe_non_action(raw[i], n_actions))
-            raise IllegalActionError(f"sub-env {i}: illegal action {what}; legal actions: {ok}")
+        check_batch(self, illegal, lambda i: self._illegal(i, raw[i]), name_legal=False)
 
         moving = legal & ~resetting
         rewards, *_ = G.apply_actions(self.rules, self._state, actions, self.np_random, moving,
                                       self._outcomes)
         rewards = rewards.astype(np.float64)
-        rewards[illegal] = self.illegal_penalty
         self._steps += ~resetting
         terminated = self._state.finished() & ~resetting
-        if self.illegal_action == "terminate":
-            terminated |= illegal
+        penalize_batch(self, illegal, rewards, terminated)
         truncated = ~terminated & ~resetting & (self._steps >= self.max_steps)
         done = terminated | truncated
 
@@ -233,8 +226,7 @@ class ScorecardVectorEnv(ScorecardOptions, VectorEnv):
             self._mask[done] = False
             self._mask[done, 0] = True  # any action resets the game; keep the mask non-empty
         infos = self._infos()
-        if illegal.any():
-            infos["illegal_action"], infos["_illegal_action"] = illegal, self._all
+        flag_batch(infos, illegal, self._all)
         infos.update(extra)
         return self._observations(), rewards, terminated, truncated, infos
 

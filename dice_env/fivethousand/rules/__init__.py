@@ -22,17 +22,22 @@ slots of dice not thrown (``[1, 5, 6, 0, 0]`` is a throw of three dice).
 * :data:`THROW_PROB` ``(6, 462)`` -- the probability of each multiset when ``n`` dice are
   thrown (row ``n``; row 0 is the empty throw).
 * :data:`ROLL_INDEX_BY_SLOT_CODE` ``(7**5,)`` -- the roll index of any 5-slot dice array
-  (faces 0..6, any order) by its base-7 code (what :func:`roll_index_of` looks up).
+  (faces 0..6, any order) by its base-7 code (what :func:`roll_index_of` looks up);
+  :data:`ROLL_DICE` ``(462, 5)`` -- the sorted, 0-padded dice of each roll index.
 
-**Functions** (leading batch axis everywhere): :func:`roll_index_of`, :func:`throw_dice`,
-:func:`dice_left_after`, :func:`bank_allowed`, :func:`resolve_bank`, :func:`gift_receiver`,
-:func:`legal_action_mask`, :func:`decode_actions`; for solvers :func:`outcome_distribution`
-(the exact distribution of ``(points, scoring dice)`` for ``n`` dice thrown, bust included) and
-:func:`throw_distribution` (per multiset, for ``choose_scoring_dice``).  One game at a time
-(the single envs' fast path): :func:`bank_allowed` on two ints, :func:`resolve_bank_one`.  The
-bank rule itself is written once, for one game, in :func:`bank_one` and
-:func:`gift_receiver_one`: plain Python for one game, compiled by numba for the batched
-:func:`resolve_bank` and :func:`gift_receiver`.
+**Functions** (leading batch axis everywhere): :func:`roll_index_of`, :func:`throw_faces` (the
+generator call of every throw), :func:`throw_dice`, :func:`dice_left_after`,
+:func:`bank_allowed`, :func:`resolve_bank`, :func:`gift_receiver`, :func:`legal_action_mask`,
+:func:`decode_actions`; for solvers :func:`outcome_distribution` (the exact distribution of
+``(points, scoring dice)`` for ``n`` dice thrown, bust included) and :func:`throw_distribution`
+(per multiset, for ``choose_scoring_dice``).  One game at a time: :func:`bank_allowed` on two
+ints, :func:`resolve_bank_one`.  The bank rule itself is written once, for one game, in
+:func:`may_bank`, :func:`bank_one` and :func:`gift_receiver_one` (of :mod:`.turn`): plain
+Python for one game, compiled by numba for batches.
+
+**The turn** (set aside, bank or roll on, throw, pass the dice) is written once in
+:mod:`.turn`: scalar functions of one game, run as plain Python by the one-game path and
+compiled into the row kernels of the batched core and the vector envs.
 
 **Actions.**  Literal rules (``choose_scoring_dice=False``): ``Discrete(2)``, :data:`ROLL` (0)
 rolls the non-scoring dice on (all five after hot dice), :data:`BANK` (1) banks.  With
@@ -41,8 +46,10 @@ bitmask ``m`` (bit ``i`` = die ``i`` of the sorted roll) and then rolls on (``b 
 banks (``b = 1``).  In both encodings ``action & 1`` is "bank".
 
 **Modules**, by role: :mod:`.knobs` (:class:`FiveThousandRules` and the constants),
-:mod:`.tables` (the roll tables), :mod:`.bank` (the bank rule), :mod:`.actions` (the action
-encodings) and :mod:`.distributions` (for solvers); everything is importable from here.
+:mod:`.tables` (the roll tables), :mod:`.bank` (the bank rule for batches and in words),
+:mod:`.actions` (the action encodings), :mod:`.turn` (the turn and the bank rule of one game,
+and their numba kernels) and :mod:`.distributions` (for solvers); the public names of all but
+:mod:`.turn` are importable from here.
 """
 
 from dice_env.fivethousand.rules.actions import (
@@ -54,10 +61,8 @@ from dice_env.fivethousand.rules.actions import (
 from dice_env.fivethousand.rules.bank import (
     BankOutcome,
     bank_allowed,
-    bank_one,
     bank_refusal,
     gift_receiver,
-    gift_receiver_one,
     resolve_bank,
     resolve_bank_one,
 )
@@ -93,6 +98,7 @@ from dice_env.fivethousand.rules.knobs import (
     three_of_a_kind_points,
 )
 from dice_env.fivethousand.rules.tables import (
+    ROLL_DICE,
     ROLL_INDEX_BY_SLOT_CODE,
     ROLL_POINTS,
     ROLL_SCORING_DICE,
@@ -106,7 +112,9 @@ from dice_env.fivethousand.rules.tables import (
     roll_index_of,
     roll_score,
     throw_dice,
+    throw_faces,
 )
+from dice_env.fivethousand.rules.turn import bank_one, gift_receiver_one, may_bank
 
 __all__ = [
     "check_num_players",
@@ -129,6 +137,7 @@ __all__ = [
     "N_SETASIDE_MASKS",
     "OutcomeDistribution",
     "ROLL",
+    "ROLL_DICE",
     "ROLL_INDEX_BY_SLOT_CODE",
     "ROLL_POINTS",
     "ROLL_SCORING_DICE",
@@ -152,6 +161,7 @@ __all__ = [
     "gift_receiver",
     "gift_receiver_one",
     "legal_action_mask",
+    "may_bank",
     "outcome_distribution",
     "pad_dice",
     "resolve_bank",
@@ -160,5 +170,6 @@ __all__ = [
     "roll_score",
     "three_of_a_kind_points",
     "throw_dice",
+    "throw_faces",
     "throw_distribution",
 ]

@@ -5,13 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from dice_env.fivethousand.rules.bank import (
-    bank_allowed,
-)
 from dice_env.fivethousand.rules.knobs import (
     BANK,
-    N_ACTIONS_CHOOSE,
-    N_ACTIONS_LITERAL,
     N_DICE,
     ROLL,
     FiveThousandRules,
@@ -26,31 +21,24 @@ from dice_env.fivethousand.rules.tables import (
     pad_dice,
     roll_index_of,
 )
+from dice_env.fivethousand.rules.turn import mask_rows, turn_tables
 
 
 def legal_action_mask(rules: FiveThousandRules, score, turn_total, roll) -> np.ndarray:
-    """``(N, n_actions)`` bool: the legal actions after a (non-bust) roll.
+    """``(N, n_actions)`` bool: the legal actions after a roll (none after a bust): each
+    game's :func:`~.turn.action_mask_into`.
 
     Args:
         score: ``(N,)`` the deciding player's score.
         turn_total: ``(N,)`` points set aside this turn *before* the current roll.
         roll: ``(N,)`` roll index of the current roll.
     """
-    score = np.atleast_1d(np.asarray(score, dtype=np.int64))
-    tt = np.atleast_1d(np.asarray(turn_total, dtype=np.int64))
-    roll = np.atleast_1d(np.asarray(roll, dtype=np.int64))
-    scores_now = ROLL_POINTS[roll] > 0
-    if not rules.choose_scoring_dice:
-        mask = np.zeros((len(roll), N_ACTIONS_LITERAL), dtype=bool)
-        mask[:, ROLL] = scores_now
-        mask[:, BANK] = scores_now & bank_allowed(rules, score, tt + ROLL_POINTS[roll])
-        return mask
-    pts = SETASIDE_POINTS[roll].astype(np.int64)  # (N, 32)
-    legal = pts >= 0
-    mask = np.zeros((len(roll), N_ACTIONS_CHOOSE), dtype=bool)
-    mask[:, ROLL::2] = legal
-    mask[:, BANK::2] = legal & bank_allowed(rules, score[:, None], tt[:, None] + pts)
-    return mask
+    score, tt, roll = (np.ascontiguousarray(a, dtype=np.int64) for a in np.broadcast_arrays(
+        np.atleast_1d(score), np.atleast_1d(turn_total), np.atleast_1d(roll)))
+    t = turn_tables(rules)
+    mask = np.zeros((len(roll), rules.n_actions), dtype=np.int8)
+    mask_rows(rules.min_entered_score, score, tt, roll, t.points, t.legal, t.n_legal, mask)
+    return mask.view(bool)
 
 
 def decode_actions(rules: FiveThousandRules, roll, actions):

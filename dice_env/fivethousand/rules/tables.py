@@ -1,6 +1,7 @@
 """The tables of the rolls of 5000 (read-only, indexed by roll index: points, scoring dice,
 set-asides, throw probabilities, the roll index of any dice array) and the functions over
-dice arrays that read them (:func:`roll_index_of`, :func:`throw_dice`, :func:`dice_left_after`)."""
+dice arrays that read them (:func:`roll_index_of`, :func:`throw_faces` -- the generator call
+of every throw --, :func:`throw_dice`, :func:`dice_left_after`)."""
 
 from __future__ import annotations
 
@@ -80,8 +81,11 @@ def _build_tables():
  THROW_PROB) = _build_tables()
 #: number of dice of each multiset (roll index), ``(462,)``
 ROLL_SIZE = D.KEEP_SIZES
+#: the dice of each roll index, ``(462, 5)`` int8: sorted, 0-padded
+ROLL_DICE = np.array([D.keep_dice(k) + (0,) * (N_DICE - len(D.keep_dice(k)))
+                      for k in range(N_MULTISETS)], dtype=np.int8)
 for _t in (ROLL_POINTS, ROLL_SCORING_DICE, ROLL_SCORING_MASK, SETASIDE_POINTS, SETASIDE_DICE,
-           THROW_PROB):
+           THROW_PROB, ROLL_DICE):
     _t.setflags(write=False)
 
 def _build_padded_index() -> np.ndarray:
@@ -122,20 +126,25 @@ def roll_score(dice) -> tuple[np.ndarray, np.ndarray]:
     return ROLL_POINTS[idx], ROLL_SCORING_DICE[idx]
 
 
-def throw_dice(rng: np.random.Generator, n_dice) -> tuple[np.ndarray, np.ndarray]:
-    """Throw ``n_dice[i]`` dice for every game ``i``.
+def throw_faces(rng: np.random.Generator, n_games: int) -> np.ndarray:
+    """The generator call of every throw of 5000: ``(n_games, 5)`` int8 faces 1..6, five per
+    game whatever the dice thrown (a game throwing ``n`` dice uses the first ``n``: the
+    convention of :func:`dice_env.dice.reroll`, so that one game and a batch see the same
+    dice)."""
+    return rng.integers(1, D.N_FACES + 1, size=(n_games, N_DICE), dtype=np.int8)
 
-    Draws exactly ``5 * N`` faces from ``rng`` whatever the counts (the convention of
-    :func:`dice_env.dice.reroll`), so a batch of one reproduces the scalar game die for die.
+
+def throw_dice(rng: np.random.Generator, n_dice) -> tuple[np.ndarray, np.ndarray]:
+    """Throw ``n_dice[i]`` dice for every game ``i`` (one :func:`throw_faces` call).
+
     Returns ``(dice, roll)``: ``(N, 5)`` int8 sorted ascending with 0 padding at the end, and
     the ``(N,)`` roll indices.
     """
     n_dice = np.atleast_1d(np.asarray(n_dice, dtype=np.int64))
-    faces = rng.integers(1, D.N_FACES + 1, size=(len(n_dice), N_DICE), dtype=np.int8)
+    faces = throw_faces(rng, len(n_dice))
     thrown = np.arange(N_DICE)[None, :] < n_dice[:, None]
-    dice = np.sort(np.where(thrown, faces, 7), axis=1)  # 7 sorts the padding last
-    dice = np.where(dice == 7, 0, dice).astype(np.int8)
-    return dice, roll_index_of(dice)
+    roll = ROLL_INDEX_BY_SLOT_CODE[np.where(thrown, faces, 0) @ _SLOT_WEIGHTS].astype(np.int64)
+    return ROLL_DICE[roll], roll
 
 
 def dice_left_after(n_thrown, n_set_aside) -> np.ndarray:

@@ -12,14 +12,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from dice_env.errors import (
-    IllegalActionError,
-    as_actions,
-    as_int,
-    describe_non_action,
-    reset_options,
-    warn_unsupported_render_mode,
-)
+from dice_env.errors import as_actions, reset_options, warn_unsupported_render_mode
 from dice_env.fivethousand import game as G
 from dice_env.fivethousand import rules as R
 from dice_env.fivethousand.base import FiveThousandBaseEnv
@@ -27,23 +20,18 @@ from dice_env.fivethousand.bots import as_policy
 from dice_env.fivethousand.observation import _roll_features, observation_size
 from dice_env.fivethousand.render import render_game
 from dice_env.fivethousand.rules import FiveThousandRules
+from dice_env.fivethousand.rules import turn as T
 from dice_env.fivethousand.state import state_from_dict, state_to_dict
 from dice_env.fivethousand.vector.kernels import (
-    INDEX_BY_CODE,
-    ROLL_POINTS_I64,
-    action_tables,
-    apply_banks_kernel,
     encode_kernel,
     init_kernel,
-    land_throws_kernel,
     record_kernel,
     select_kernel,
-    set_aside_kernel,
     to_move_kernel,
 )
+from dice_env.illegal import IllegalAction, check_batch
 
 AUTORESET_MODES = {m.value: m for m in (AutoresetMode.SAME_STEP, AutoresetMode.NEXT_STEP)}
-N_DICE = R.N_DICE
 
 
 class _Opponents:
@@ -91,13 +79,20 @@ class FiveThousandVectorBase(VectorEnv):
         self.action_space = batch_space(self.single_action_space, n)
         self.observation_space = batch_space(self.single_observation_space, n)
 
-        self._points, self._left = action_tables(self.rules)
+        self._tables = T.turn_tables(self.rules)
         self._features = _roll_features(self.rules)
         self._state = G.FiveThousandState.empty(n, self.num_players)
         self._rows = np.arange(n)
         self._seat = np.zeros(n, dtype=np.int64)      # the agent's seat in each game
         self._steps = np.zeros(n, dtype=np.int64)
         self._throw_n = np.zeros(n, dtype=np.int64)   # dice each row throws next (scratch)
+        # scratch for what the turn kernels tell of each decision (points set aside, total,
+        # outcome, receiver, bumped) and throw (bust roll, opening busts): the envs report no
+        # events, only the games that end
+        self._turn_scratch = [np.zeros(n, dtype=np.int64) for _ in range(4)]
+        self._bumped = np.zeros((n, self.num_players), dtype=bool)
+        self._bust_roll = np.zeros(n, dtype=np.int64)
+        self._opening_busts = np.zeros(n, dtype=np.int64)
         self._fresh = np.zeros(n, dtype=bool)         # dealt, the agent has not decided yet
         self._needs_reset = np.zeros(n, dtype=bool)   # NEXT_STEP: reset on the next step
         self._mask = np.zeros((n, self.rules.n_actions), dtype=bool)
@@ -138,32 +133,30 @@ class FiveThousandVectorBase(VectorEnv):
 
     # -- transitions ----------------------------------------------------------------------
     def _throw(self, pending: np.ndarray) -> None:
-        """``pending`` rows throw ``_throw_n`` dice, again and again while they bust."""
+        """``pending`` rows throw ``_throw_n`` dice, again and again while they bust
+        (:func:`~dice_env.fivethousand.rules.turn.land_rows`)."""
         s = self._state
         rng = self.np_random
         while pending.size:
-            faces = rng.integers(1, 7, size=(pending.size, N_DICE), dtype=np.int8)
-            pending = land_throws_kernel(pending, faces, self._throw_n, s.dice, s.roll, s.current,
-                                   s.turns, s.turn_total, INDEX_BY_CODE, ROLL_POINTS_I64)
+            faces = R.throw_faces(rng, pending.size)
+            pending = T.land_rows(pending, faces, self._throw_n, s.dice, s.roll, s.current,
+                                  s.turn_total, s.turns, self._bust_roll, self._opening_busts,
+                                  T.INDEX_BY_CODE, T.POINTS_OF_ROLL, R.ROLL_DICE)
 
     def _play(self, rows: np.ndarray, actions: np.ndarray) -> None:
         """One legal decision in each game of ``rows`` (ascending), then throw on to the next
-        decision: :func:`~dice_env.fivethousand.game.step_games` on those rows.
+        decision: :func:`~dice_env.fivethousand.game.step_games` on those rows, through the
+        same kernels (:func:`~dice_env.fivethousand.rules.turn.decide_rows`).
 
         A bank that ends a game ends its episode here (SAME_STEP: recorded and dealt again,
         the new game's opening throws joining this round); a game that ends before its
         agent's first decision is dealt again, as the single env does."""
         s = self._state
-        banks = set_aside_kernel(rows, actions, s.roll, s.turn_total, self._points, self._left,
-                           self._throw_n)
-        dealt = None
-        if banks.size:
-            out = R.resolve_bank(self.rules, s.scores[banks], s.current[banks],
-                                 s.turn_total[banks])
-            won = apply_banks_kernel(banks, out.scores, out.winner, s.scores, s.winner, s.current,
-                               s.turns, s.turn_total, self._throw_n)
-            if won.size:
-                dealt = self._games_won(won)
+        t = self._tables
+        won = T.decide_rows(rows, actions, self.rules.target, t.points, t.left, s.roll,
+                            s.turn_total, s.current, s.scores, s.turns, s.winner, self._throw_n,
+                            *self._turn_scratch, self._bumped)
+        dealt = self._games_won(won) if won.size else None
         self._throw(select_kernel(rows, self._throw_n, s.winner, s.current, self._seat, False))
         if dealt is not None and dealt.size:
             self._after_deal(dealt)
@@ -220,7 +213,7 @@ class FiveThousandVectorBase(VectorEnv):
             _, score_now, tt, roll = to_move_kernel(rows, s.scores, s.current, s.turn_total, s.roll)
             mask = R.legal_action_mask(self.rules, score_now, tt, roll)
             if self.rules.choose_scoring_dice:
-                pts = ROLL_POINTS_I64[roll]
+                pts = T.POINTS_OF_ROLL[roll]
                 can_bank = (pts > 0) & R.bank_allowed(self.rules, score_now, tt + pts)
             else:
                 can_bank = mask[:, R.BANK]
@@ -236,7 +229,7 @@ class FiveThousandVectorBase(VectorEnv):
                      can_bank: np.ndarray, scatter: bool) -> None:
         s = self._state
         encode_kernel(rows, seats, s.scores, s.current, s.turn_total, s.roll, s.winner, s.turns,
-                can_bank, self._features, ROLL_POINTS_I64, float(self.rules.target),
+                can_bank, self._features, T.POINTS_OF_ROLL, float(self.rules.target),
                 float(self.max_turns or 0), out, scatter)
 
     def _agent_turns(self, rows: np.ndarray | None = None) -> np.ndarray:
@@ -318,22 +311,15 @@ class FiveThousandVectorBase(VectorEnv):
         return {"action_mask": self._mask.astype(np.int8), "_action_mask": self._all}
 
     # -- illegal actions ------------------------------------------------------------------
-    def _illegal_error(self, i: int, action: Any) -> IllegalActionError:
-        """The error of sub-env ``i``'s illegal ``action`` (the entry as it was given)."""
+    def _illegal(self, i: int, action: Any) -> IllegalAction:
+        """Sub-env ``i``'s illegal ``action``, the entry as it was given (see
+        :mod:`dice_env.illegal`)."""
         s = self._state
-        n_thrown = int(R.ROLL_SIZE[s.roll[i]])
-        dice = s.dice[i, :n_thrown].tolist()
-        legal = np.flatnonzero(self._mask[i]).tolist()
-        a = as_int(action)
-        if a is not None and 0 <= a < self.rules.n_actions:
-            what = R.describe_action(self.rules, a, dice)
-            why = G.illegal_reason(self.rules, s, a, row=i)
-        else:
-            what, why = describe_non_action(action, self.rules.n_actions), ""
-        reason = f" ({why})" if why else ""
-        names = ", ".join(R.describe_action(self.rules, x, dice) for x in legal)
-        return IllegalActionError(f"sub-env {i}: illegal action {what}{reason}; legal actions: "
-                                  f"{legal} ({names})")
+        dice = s.dice[i, :int(R.ROLL_SIZE[s.roll[i]])].tolist()
+        return IllegalAction(action, np.flatnonzero(self._mask[i]).tolist(),
+                             self.rules.n_actions,
+                             lambda a: R.describe_action(self.rules, a, dice),
+                             lambda a: G.illegal_reason(self.rules, s, a, row=i))
 
     # -- public API -----------------------------------------------------------------------
     def action_masks(self) -> np.ndarray:
@@ -409,9 +395,7 @@ class FiveThousandVectorBase(VectorEnv):
         legal = valid & self._mask[self._rows, actions]
         illegal = ~legal & ~resetting
         any_illegal = bool(illegal.any())
-        if any_illegal and self.illegal_action == "raise":
-            i = int(np.flatnonzero(illegal)[0])
-            raise self._illegal_error(i, raw[i])
+        check_batch(self, illegal, lambda i: self._illegal(i, raw[i]))
         moving = legal & ~resetting
         self._begin_step(moving)
         self._steps += ~resetting

@@ -3,11 +3,10 @@ own and the highest TOTAL wins.
 
 The modules, by role:
 
-* :mod:`.core` -- the match as pure batched state transitions (:class:`MatchState`, whose turn
-  it is, who won; the rules stay in :mod:`dice_env.scorecard.game`); its names are importable
+* :mod:`.core` -- the match as pure state transitions, batched (:class:`MatchState`) and for
+  one match in plain Python (:class:`ScorecardMatch`, the AEC env's fast path): whose turn it
+  is, who won; the rules stay in :mod:`dice_env.scorecard.game`; its names are importable
   from here;
-* :mod:`.single` -- one match in plain Python (:class:`~.single.ScorecardMatch`, the AEC env's
-  fast path);
 * :mod:`.observation` -- the observation of a seat; :mod:`.players` -- the opponents' turns;
   :mod:`.render` -- the text of a match; :mod:`.state` -- a match as a JSON-serialisable dict;
 * :mod:`.env` and :mod:`.vector` -- the Gymnasium env ``ScorecardMatchEnv`` and its batched
@@ -18,6 +17,7 @@ from dice_env.scorecard.match.core import (
     MAX_PLAYERS,
     MIN_PLAYERS,
     MatchState,
+    ScorecardMatch,
     apply_match_actions,
     check_num_players,
     match_action_mask,
@@ -32,6 +32,7 @@ __all__ = [
     "MAX_PLAYERS",
     "MIN_PLAYERS",
     "MatchState",
+    "ScorecardMatch",
     "apply_match_actions",
     "check_num_players",
     "match_action_mask",

@@ -1,19 +1,25 @@
-"""The multi-player scorecard match (Penta, Dice Poker, ...) as pure batched state transitions.
+"""The multi-player scorecard match (Penta, Dice Poker, ...): the match turn, written once.
 
 The rules (docs/rules.md, section 1.6): every player has a scorecard of their own; players
 take whole turns in seat order (seat 0 opens every round); the match ends when every player
 has filled every box (13 turns each in Penta, 15 in Dice Poker) and the highest TOTAL wins.
 
-This module adds only *whose turn it is* and *who won* to :mod:`dice_env.scorecard.game`:
-the ``P`` scorecards of match ``g`` are the rows ``g * P .. g * P + P - 1`` of one
-:class:`~dice_env.scorecard.game.ScorecardState`, and every roll, mask and score goes through
-:func:`~dice_env.scorecard.game.action_mask`, :func:`~dice_env.scorecard.game.apply_actions`
-and :func:`~dice_env.scorecard.rules.box_outcomes` -- the rules exist once.  Only the row of
-the player to move holds live dice; the others keep the last roll they scored.  A turn's first
-roll is thrown when the turn starts (rows draw from the generator, or from a
-:class:`~dice_env.dice.DiceStream` by row, so a 2-player match on ``DiceStream(seed, [0, 1])``
-replays the two solitaire games ``DiceStream(seed, [0])`` and ``DiceStream(seed, [1])`` die for
-die when the decisions are the same).
+This module adds only *whose turn it is* and *who won* to :mod:`dice_env.scorecard.game`, in
+the same two forms side by side:
+
+* **batched** (:class:`MatchState` and the functions): the ``P`` scorecards of match ``g`` are
+  the rows ``g * P .. g * P + P - 1`` of one :class:`~dice_env.scorecard.game.ScorecardState`,
+  and every roll, mask and score goes through :func:`~dice_env.scorecard.game.action_mask` and
+  :func:`~dice_env.scorecard.game.apply_actions` (the match envs, the bots' tables);
+* **one match** (:class:`ScorecardMatch`): one :class:`~dice_env.scorecard.game.ScorecardGame`
+  per seat, in plain Python (the AEC env's fast path); each method names its batched twin.
+
+Only the card of the player to move holds live dice; the others keep the last roll they
+scored.  A turn's first roll is thrown when the turn starts (rows draw from the generator, or
+from a :class:`~dice_env.dice.DiceStream` by row -- a :class:`ScorecardMatch` card's ``row`` is
+its seat --, so a 2-player match on ``DiceStream(seed, [0, 1])`` replays the two solitaire
+games ``DiceStream(seed, [0])`` and ``DiceStream(seed, [1])`` die for die when the decisions
+are the same).
 
 **Outcome** (:func:`match_outcome`): ``+1`` to the sole player with the highest TOTAL, ``-1``
 to every player below the top, and ``0`` to each of the players who *share* the highest TOTAL
@@ -141,13 +147,10 @@ def match_action_mask(rules: Rules, state: MatchState, canonical_holds: bool = T
                       games: np.ndarray | None = None,
                       box_legal: np.ndarray | None = None) -> np.ndarray:
     """``(len(games), 32 + n_boxes)`` bool: the legal actions of the players to move (all
-    False in a finished match).  ``box_legal``: the first item of :func:`mover_options`."""
+    False in a finished match, where seat 0 is to move with a full card).  ``box_legal``: the
+    first item of :func:`mover_options`."""
     movers = state.cards.take(state.mover_rows(games))
-    mask = G.action_mask(rules, movers, canonical_holds, box_legal)
-    if games is None:
-        games = np.arange(state.n)
-    mask[state.finished()[games]] = False
-    return mask
+    return G.action_mask(rules, movers, canonical_holds, box_legal)
 
 
 def apply_match_actions(rules: Rules, state: MatchState, actions: np.ndarray, rng,
@@ -195,3 +198,76 @@ def winners(totals: np.ndarray) -> list[int]:
     """The seats holding the highest TOTAL of one match (several when they share it)."""
     totals = np.asarray(totals)
     return np.flatnonzero(totals == totals.max()).tolist()
+
+
+class ScorecardMatch:
+    """One match of ``num_players`` players in Python values: one match of a
+    :class:`MatchState` and its transitions.
+
+    Attributes:
+        cards: one :class:`~dice_env.scorecard.game.ScorecardGame` per seat (its ``row`` is
+            the seat, as in a batch of one match).
+        current: the seat to move (0 again once the match is over).
+    """
+
+    __slots__ = ("rules", "num_players", "cards", "current")
+
+    def __init__(self, rules: Rules, num_players: int) -> None:
+        self.rules = rules
+        self.num_players = int(num_players)
+        self.cards = [G.ScorecardGame(rules, row=seat) for seat in range(self.num_players)]
+        self.current = 0
+
+    def load(self, state: MatchState, game: int = 0) -> None:
+        """Take match ``game`` of a batch."""
+        for seat, card in enumerate(self.cards):
+            card.load(state.cards, game * self.num_players + seat)
+        self.current = int(state.current[game])
+
+    def to_state(self) -> MatchState:
+        """The match as a batch of one (a new :class:`MatchState`)."""
+        state = MatchState.empty(self.rules, 1, self.num_players)
+        for seat, card in enumerate(self.cards):
+            state.cards.put([seat], card.to_state())
+        state.current[0] = self.current
+        return state
+
+    @property
+    def mover(self) -> G.ScorecardGame:
+        """The card of the player to move (the one with the dice on the table)."""
+        return self.cards[self.current]
+
+    def finished(self) -> bool:
+        """:meth:`MatchState.finished`: whether every card is full."""
+        return all(card.finished() for card in self.cards)
+
+    def totals(self) -> list[int]:
+        """:meth:`MatchState.totals`: every seat's TOTAL so far."""
+        return [card.total() for card in self.cards]
+
+    def start(self, rng) -> None:
+        """:func:`start_matches`: every card empty, seat 0 throws."""
+        for card in self.cards:
+            card.clear()
+        self.current = 0
+        self.mover.throw(rng)
+
+    def action_mask(self, legal: list[bool], canonical_holds: bool = True) -> list[int]:
+        """:func:`match_action_mask`: the legal actions of the player to move (0/1 per action;
+        all 0 once over), given the ``legal`` boxes of the mover's
+        :meth:`~dice_env.scorecard.game.ScorecardGame.options`."""
+        return self.mover.action_mask(legal, canonical_holds)
+
+    def apply(self, action: int, rng, points: list[int],
+              bonus: int) -> tuple[int, int, int, int]:
+        """:func:`apply_match_actions`: one legal action of the player to move (``points``,
+        ``bonus``: the mover's :meth:`~dice_env.scorecard.game.ScorecardGame.options`).  A score
+        passes the dice to the next seat, who throws unless the match is over.  Returns what
+        the action earned on the mover's card, as
+        :meth:`~dice_env.scorecard.game.ScorecardGame.apply` does."""
+        earned = self.mover.apply(action, rng, points, bonus, throw_next_turn=False)
+        if action >= G.N_HOLD_ACTIONS:
+            self.current = (self.current + 1) % self.num_players
+            if not self.finished():
+                self.mover.throw(rng)
+        return earned

@@ -9,14 +9,8 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from dice_env.errors import (
-    IllegalActionError,
-    as_action,
-    as_int,
-    describe_non_action,
-    reset_options,
-    warn_unsupported_render_mode,
-)
+from dice_env.errors import as_action, as_int, reset_options, warn_unsupported_render_mode
+from dice_env.illegal import IllegalAction, illegal_step
 from dice_env.player_names import resolve_opponents
 from dice_env.scorecard import game as G
 from dice_env.scorecard.env import ScorecardOptions, describe_action
@@ -281,10 +275,12 @@ class ScorecardMatchEnv(MatchOptions, gym.Env):
     def step(self, action):
         if self._done:
             raise RuntimeError("step() called on a finished episode; call reset() first")
-        self._steps += 1
         a = as_action(action, self.action_space.n)  # None unless an integer in range
         if a is None or not self._mask[a]:
-            return self._illegal(action)
+            return illegal_step(self, self._illegal(action),
+                                observation=self._observation, info=self._info,
+                                out_of_time=self._out_of_time)
+        self._steps += 1
         apply_match_actions(self.rules, self._state, np.array([a]), self.np_random)
         self._play_opponents()
         self._refresh()
@@ -293,28 +289,22 @@ class ScorecardMatchEnv(MatchOptions, gym.Env):
         if terminated:
             totals = self._state.totals(self.rules)
             reward = float(final_rewards(totals, self.reward)[0, self.agent_seat])
-        truncated = not terminated and self._steps >= self.max_steps
+        truncated = not terminated and self._out_of_time()
         self._done = terminated or truncated
         if self.render_mode == "human":
             self.render()
         return self._observation(), reward, terminated, truncated, self._info()
 
-    def _illegal(self, action: Any):
-        legal = np.flatnonzero(self._mask).tolist()
-        a = as_int(action)
+    def _out_of_time(self) -> bool:
+        """Whether the episode has taken ``max_steps`` steps."""
+        return self._steps >= self.max_steps
+
+    def _illegal(self, action: Any) -> IllegalAction:
+        """An illegal ``action`` of the agent (see :mod:`dice_env.illegal`)."""
         dice = self._state.cards.dice[self._state.mover_rows()[0]]
-        what = (describe_action(self.rules, a, dice) if a is not None
-                else describe_non_action(action, self.action_space.n))
-        if self.illegal_action == "raise":
-            self._steps -= 1
-            names = ", ".join(describe_action(self.rules, x, dice) for x in legal)
-            raise IllegalActionError(f"illegal action {what}; legal actions: {legal} ({names})")
-        terminated = self.illegal_action == "terminate"
-        truncated = not terminated and self._steps >= self.max_steps
-        self._done = terminated or truncated
-        info = self._info()
-        info["illegal_action"] = True
-        return self._observation(), self.illegal_penalty, terminated, truncated, info
+        return IllegalAction(action, np.flatnonzero(self._mask).tolist(), self.action_space.n,
+                             lambda a: describe_action(self.rules, a, dice),
+                             describe_out_of_range=True)
 
     def render(self) -> str | None:
         """Every card side by side (``"ansi"`` returns the text, ``"human"`` prints it)."""

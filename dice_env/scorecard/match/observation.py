@@ -36,11 +36,10 @@ they can still earn a five-of-a-kind bonus (the scores of single boxes add nothi
 from __future__ import annotations
 
 from functools import cache
-from typing import TYPE_CHECKING
 
 import numpy as np
 
-from dice_env.scorecard.game import OPEN
+from dice_env.scorecard.game import OPEN, ScorecardGame
 from dice_env.scorecard.match.core import MatchState
 from dice_env.scorecard.observation import (
     _one_game_tables,
@@ -49,9 +48,6 @@ from dice_env.scorecard.observation import (
     observation_values_one,
 )
 from dice_env.scorecard.rules import Rules, box_outcomes
-
-if TYPE_CHECKING:
-    from dice_env.scorecard.single import ScorecardGame
 
 #: Totals are divided by this (and capped at it) in the observation.
 TOTAL_SCALE = 1000.0
@@ -140,7 +136,7 @@ def encode_match_observation(rules: Rules, state: MatchState, seats: np.ndarray,
 def encode_match_observation_one(rules: Rules, cards: list[ScorecardGame], current: int,
                                  seat: int, mover_points: list[int] | None = None) -> np.ndarray:
     """:func:`encode_match_observation` of one match given as Python values, from ``seat``:
-    ``cards`` the :class:`~dice_env.scorecard.single.ScorecardGame` of every seat, ``current``
+    ``cards`` the :class:`~dice_env.scorecard.game.ScorecardGame` of every seat, ``current``
     the seat to move; ``mover_points`` the points of the mover's options when the caller has
     them.  ``(match_observation_size,)`` float32, equal to it bit for bit."""
     p = len(cards)

@@ -17,14 +17,8 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from dice_env.errors import (
-    IllegalActionError,
-    as_actions,
-    as_int,
-    describe_non_action,
-    reset_options,
-    warn_unsupported_render_mode,
-)
+from dice_env.errors import as_actions, reset_options, warn_unsupported_render_mode
+from dice_env.illegal import IllegalAction, check_batch, flag_batch, penalize_batch
 from dice_env.scorecard import game as G
 from dice_env.scorecard.env import describe_action
 from dice_env.scorecard.match.core import (
@@ -210,10 +204,17 @@ class ScorecardMatchVectorEnv(MatchOptions, VectorEnv):
             final_obs[i] = obs[i]
         info = {"action_mask": np.where(done[:, None], self._mask, False).view(np.int8),
                 "_action_mask": done, **self._end_info(done, finished)}
-        if illegal.any():
-            info["illegal_action"], info["_illegal_action"] = illegal & done, done
+        flag_batch(info, illegal, done)
         return {"final_obs": final_obs, "_final_obs": done, "final_info": info,
                 "_final_info": done}
+
+    def _illegal(self, i: int, action: Any) -> IllegalAction:
+        """Sub-env ``i``'s illegal ``action`` (see :mod:`dice_env.illegal`)."""
+        dice = self._state.cards.dice[self._state.mover_rows()[i]]
+        return IllegalAction(action, np.flatnonzero(self._mask[i]).tolist(),
+                             self.single_action_space.n,
+                             lambda a: describe_action(self.rules, a, dice),
+                             describe_out_of_range=True)
 
     # -- public API --------------------------------------------------------------------
     def action_masks(self) -> np.ndarray:
@@ -272,14 +273,7 @@ class ScorecardMatchVectorEnv(MatchOptions, VectorEnv):
         resetting = self._needs_reset.copy()  # NEXT_STEP: these games only reset
         legal = valid & self._mask[np.arange(n), actions]
         illegal = ~legal & ~resetting
-        if illegal.any() and self.illegal_action == "raise":
-            i = int(np.flatnonzero(illegal)[0])
-            ok = np.flatnonzero(self._mask[i]).tolist()
-            a = as_int(raw[i])
-            dice = self._state.cards.dice[self._state.mover_rows()[i]]
-            what = (describe_action(self.rules, a, dice) if a is not None
-                    else describe_non_action(raw[i], n_actions))
-            raise IllegalActionError(f"sub-env {i}: illegal action {what}; legal actions: {ok}")
+        check_batch(self, illegal, lambda i: self._illegal(i, raw[i]), name_legal=False)
 
         if resetting.any():
             self._deal(resetting)
@@ -292,10 +286,8 @@ class ScorecardMatchVectorEnv(MatchOptions, VectorEnv):
         if finished.any():
             seat_rewards = final_rewards(self._state.totals(self.rules), self.reward)
             rewards[finished] = seat_rewards[np.flatnonzero(finished), self._seat[finished]]
-        rewards[illegal] = self.illegal_penalty
         terminated = finished.copy()
-        if self.illegal_action == "terminate":
-            terminated |= illegal
+        penalize_batch(self, illegal, rewards, terminated)
         truncated = ~terminated & ~resetting & (self._steps >= self.max_steps)
         done = terminated | truncated
 
@@ -311,8 +303,7 @@ class ScorecardMatchVectorEnv(MatchOptions, VectorEnv):
                 extra = self._end_info(done, finished)
         self._refresh()
         infos = self._infos()
-        if illegal.any():
-            infos["illegal_action"], infos["_illegal_action"] = illegal, self._all
+        flag_batch(infos, illegal, self._all)
         infos.update(extra)
         return self._observations(), rewards, terminated, truncated, infos
 
