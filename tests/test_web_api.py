@@ -77,7 +77,8 @@ def test_health_page_and_config(client):
         assert "https://" not in text
     assert client.get("/favicon.ico").status_code in (200, 204)  # never a 404 in the console
     cfg = client.get("/api/config").json()
-    assert [g["id"] for g in cfg["games"]] == ["penta", "dice-poker", "yatzy", "yacht", "fivethousand", "pig"]
+    assert [g["id"] for g in cfg["games"]] == ["penta", "dice-poker", "yatzy", "yacht",
+                                               "fivethousand", "pig"]
     assert "win-value" in cfg["bots"]["penta"] and "win-value" not in cfg["bots"]["fivethousand"]
     assert cfg["max_opponents"] == 5 and cfg["auto_seconds"] == 3
 
