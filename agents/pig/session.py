@@ -27,9 +27,9 @@ from typing import Any
 import numpy as np
 
 from agents.families import IllegalMove
+from dice_env.opponents import as_policy
 from dice_env.pig import game as G
 from dice_env.pig import rules as R
-from dice_env.pig.bots import as_policy
 from dice_env.pig.observation import encode_observation
 from dice_env.pig.rules import PigRules, PigState, coerce_rules
 

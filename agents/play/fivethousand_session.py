@@ -167,9 +167,9 @@ class FiveThousandSession(PeopleAtTable):
     def __init__(self, opponents: Sequence[str], seed: int | None = None, advise: bool = False,
                  bot_factory: Callable[[str, str], Any] = make_bot,
                  people: Sequence[str] | None = None) -> None:
-        from dice_env.fivethousand.bots import as_policy
         from dice_env.fivethousand.single import FiveThousandGame
         from dice_env.fivethousand.solo import DEFAULT_MAX_TURNS
+        from dice_env.opponents import as_policy
 
         humans = check_people(people)
         if len(opponents) > MAX_BOTS:

@@ -9,8 +9,7 @@ An opponent given to an env may also be any plain callable ``f(observation, acti
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -145,15 +144,3 @@ class RandomBot(RandomPlayer):
         self.rules = coerce_rules(rules)
 
 
-Policy = Callable[[np.ndarray, np.ndarray], Any]
-
-
-def as_policy(player: Any) -> Policy:
-    """A callable ``f(observation, action_mask) -> action`` for an agent or a plain callable."""
-    act = getattr(player, "act", None)
-    if callable(act):
-        return act
-    if callable(player):
-        return player
-    raise TypeError(f"an opponent must have act(observation, action_mask) or be a callable "
-                    f"f(observation, action_mask) -> int, got {player!r}")

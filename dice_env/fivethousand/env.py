@@ -8,13 +8,14 @@ from typing import Any
 import numpy as np
 
 from dice_env.fivethousand.base import FiveThousandBaseEnv
-from dice_env.fivethousand.bots import ThresholdBot, as_policy
+from dice_env.fivethousand.bots import ThresholdBot
 from dice_env.fivethousand.rules import (  # noqa: F401  (MIN/MAX_PLAYERS: re-exported)
     MAX_PLAYERS,
     MIN_PLAYERS,
     FiveThousandRules,
     check_num_players,
 )
+from dice_env.opponents import as_policy
 from dice_env.player_names import resolve_opponents
 
 

@@ -9,7 +9,6 @@ may also be any plain callable ``f(observation, action_mask)``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -18,7 +17,7 @@ from dice_env.pig import rules as R
 from dice_env.pig.observation import num_players_of
 from dice_env.pig.rules import PigRules, coerce_rules
 
-__all__ = ["DEFAULT_THRESHOLD", "HoldAtBot", "as_policy"]
+__all__ = ["DEFAULT_THRESHOLD", "HoldAtBot"]
 
 #: the classic benchmark: hold once the turn total reaches 20
 DEFAULT_THRESHOLD = 20
@@ -80,15 +79,3 @@ class HoldAtBot:
         return np.where(legal, actions, other).astype(np.int64)
 
 
-Policy = Callable[[np.ndarray, np.ndarray], Any]
-
-
-def as_policy(player: Any) -> Policy:
-    """A callable ``f(observation, action_mask) -> action`` for an agent or a plain callable."""
-    act = getattr(player, "act", None)
-    if callable(act):
-        return act
-    if callable(player):
-        return player
-    raise TypeError(f"an opponent must have act(observation, action_mask) or be a callable "
-                    f"f(observation, action_mask) -> int, got {player!r}")

@@ -16,9 +16,10 @@ from dice_env.errors import (
     warn_unsupported_render_mode,
 )
 from dice_env.illegal import IllegalAction, illegal_step
+from dice_env.opponents import as_policy
 from dice_env.pig import game as G
 from dice_env.pig import rules as R
-from dice_env.pig.bots import HoldAtBot, as_policy
+from dice_env.pig.bots import HoldAtBot
 from dice_env.pig.observation import encode_observation, observation_size
 from dice_env.pig.rules import PigRules, PigState
 from dice_env.player_names import resolve_opponents

@@ -12,7 +12,6 @@ die.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -22,9 +21,9 @@ from gymnasium.vector.utils import batch_space
 
 from dice_env.errors import as_actions, reset_options, warn_unsupported_render_mode
 from dice_env.illegal import IllegalAction, check_batch, flag_batch, penalize_batch
+from dice_env.opponents import OpponentGroup, group_opponents
 from dice_env.pig import game as G
 from dice_env.pig import rules as R
-from dice_env.pig.bots import as_policy
 from dice_env.pig.env import MAX_DEALS, PigEnv
 from dice_env.pig.observation import encode_observation_batch, observation_size
 from dice_env.pig.rules import PigBatch, PigRules
@@ -34,15 +33,6 @@ __all__ = ["AUTORESET_MODES", "PigVectorEnv"]
 AUTORESET_MODES = {m.value: m for m in (AutoresetMode.SAME_STEP, AutoresetMode.NEXT_STEP)}
 
 
-class _Opponents:
-    """One opponent object: its opponent indices and how to ask it."""
-
-    def __init__(self, player: Any, indices: list[int]) -> None:
-        self.player = player
-        self.indices = np.array(indices, dtype=np.int64)
-        act_batch = getattr(player, "act_batch", None)
-        self.act_batch: Callable | None = act_batch if callable(act_batch) else None
-        self.policy = as_policy(player)
 
 
 class PigVectorEnv(VectorEnv):
@@ -147,13 +137,7 @@ class PigVectorEnv(VectorEnv):
         self.agent_seat_option = t.agent_seat_option
         self.opponents = t.opponents
         self.seed_opponents = t.seed_opponents
-        groups: dict[int, _Opponents] = {}
-        for k, player in enumerate(self.opponents):
-            if id(player) in groups:
-                groups[id(player)].indices = np.append(groups[id(player)].indices, k)
-            else:
-                groups[id(player)] = _Opponents(player, [k])
-        self._groups = list(groups.values())
+        self._groups = group_opponents(self.opponents)
 
         self.num_envs = n = int(num_envs)
         self.single_action_space = spaces.Discrete(R.N_ACTIONS)
@@ -224,7 +208,7 @@ class PigVectorEnv(VectorEnv):
                 actions[sel] = self._ask(group, obs[sel], masks8[sel], rows[sel], seats[sel])
         return actions
 
-    def _ask(self, group: _Opponents, obs: np.ndarray, masks8: np.ndarray, rows: np.ndarray,
+    def _ask(self, group: OpponentGroup, obs: np.ndarray, masks8: np.ndarray, rows: np.ndarray,
              seats: np.ndarray) -> np.ndarray:
         """One player's actions for its games ``rows``; an illegal one raises ``RuntimeError``
         naming the sub-env, the opponent and its seat."""

@@ -4,7 +4,6 @@ whole opponent turns (see :mod:`dice_env.fivethousand.vector`)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -16,7 +15,6 @@ from dice_env.errors import as_actions, reset_options, warn_unsupported_render_m
 from dice_env.fivethousand import game as G
 from dice_env.fivethousand import rules as R
 from dice_env.fivethousand.base import FiveThousandBaseEnv
-from dice_env.fivethousand.bots import as_policy
 from dice_env.fivethousand.observation import _roll_features, observation_size
 from dice_env.fivethousand.render import render_game
 from dice_env.fivethousand.rules import FiveThousandRules
@@ -34,15 +32,6 @@ from dice_env.illegal import IllegalAction, check_batch
 AUTORESET_MODES = {m.value: m for m in (AutoresetMode.SAME_STEP, AutoresetMode.NEXT_STEP)}
 
 
-class _Opponents:
-    """The players of one opponent object: its seats (as opponent indices) and how to ask it."""
-
-    def __init__(self, player: Any, indices: list[int]) -> None:
-        self.player = player
-        self.indices = np.array(indices, dtype=np.int64)
-        act_batch = getattr(player, "act_batch", None)
-        self.act_batch: Callable | None = act_batch if callable(act_batch) else None
-        self.policy = as_policy(player)
 
 
 class FiveThousandVectorBase(VectorEnv):

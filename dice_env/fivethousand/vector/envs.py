@@ -12,10 +12,11 @@ from gymnasium.vector import AutoresetMode
 from dice_env.fivethousand.env import FiveThousandEnv
 from dice_env.fivethousand.rules import FiveThousandRules
 from dice_env.fivethousand.solo import DEFAULT_MAX_TURNS, FiveThousandSoloEnv
-from dice_env.fivethousand.vector.base import FiveThousandVectorBase, _Opponents
+from dice_env.fivethousand.vector.base import FiveThousandVectorBase
 from dice_env.fivethousand.vector.kernels import (
     first_illegal_kernel,
 )
+from dice_env.opponents import OpponentGroup, group_opponents
 
 
 class FiveThousandVectorEnv(FiveThousandVectorBase):
@@ -114,13 +115,7 @@ class FiveThousandVectorEnv(FiveThousandVectorBase):
         self.agent_seat_option = template.agent_seat_option
         self.opponents = template.opponents
         self.seed_opponents = template.seed_opponents
-        groups: dict[int, _Opponents] = {}
-        for k, player in enumerate(self.opponents):
-            if id(player) in groups:
-                groups[id(player)].indices = np.append(groups[id(player)].indices, k)
-            else:
-                groups[id(player)] = _Opponents(player, [k])
-        self._groups = list(groups.values())
+        self._groups = group_opponents(self.opponents)
         super().__init__(num_envs, template, autoreset_mode)
 
     def _deal_seats(self, rows: np.ndarray) -> None:
@@ -162,7 +157,7 @@ class FiveThousandVectorEnv(FiveThousandVectorBase):
                 actions[sel] = self._ask(group, obs[sel], masks8[sel], rows[sel], seats[sel])
         return actions
 
-    def _ask(self, group: _Opponents, obs: np.ndarray, masks8: np.ndarray, rows: np.ndarray,
+    def _ask(self, group: OpponentGroup, obs: np.ndarray, masks8: np.ndarray, rows: np.ndarray,
              seats: np.ndarray) -> np.ndarray:
         """One player's actions for its games ``rows``; an illegal one raises ``RuntimeError``
         (as in the single env, naming the opponent and its seat, and here the sub-env)."""
