@@ -1,6 +1,8 @@
 """Pig's rules (dice_env/pig/rules.py): knobs, hand-checked turns, and the batched twins against
 the one-game functions (hypothesis)."""
 
+import dataclasses
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -56,11 +58,19 @@ def test_coerce_rules():
     assert R.coerce_rules("pig") == R.coerce_rules("PIG") == PigRules()
     assert R.coerce_rules("dice_env/Pig-v0") == R.coerce_rules(None) == PigRules()
 
-    class Resolved:  # what agents.make passes: a resolved game with its rules
+    from dice_env.families import resolve_game
+
+    resolved = resolve_game("pig")  # what agents.make passes: the resolved game
+    assert R.coerce_rules(resolved) is resolved.rules and resolved.rules == PigRules()
+    custom = dataclasses.replace(resolved, rules=r)
+    assert R.coerce_rules(custom) is r
+
+    class DuckTyped:  # only the one parser's GameRef is trusted, never a look-alike
         rules = r
         spec = "pig"
 
-    assert R.coerce_rules(Resolved()) is r
+    with pytest.raises(ValueError, match="rules must be a PigRules"):
+        R.coerce_rules(DuckTyped())
     with pytest.raises(ValueError, match="'penta' is not a Pig game"):
         R.coerce_rules("penta")
     with pytest.raises(ValueError, match="rules must be a PigRules"):
