@@ -510,7 +510,7 @@ def test_a_game_without_a_config_file_of_its_own_resumes(tmp_path):
 
 
 def test_train_stages_set_trains_a_variant_of_the_recipe(tmp_path, capsys):
-    """--set joins every stage's overrides (a stage's own key wins), is checked before any
+    """--set joins every stage's overrides (and wins over a stage's own key), is checked before any
     stage starts, and a variant is never exported over the committed model."""
     from agents.cli import train_stages
     from agents.training.ppo.stages import with_overrides
@@ -519,7 +519,7 @@ def test_train_stages_set_trains_a_variant_of_the_recipe(tmp_path, capsys):
               {"timesteps": 2, "set": {"ppo.gae_lambda": 0.6, "ppo.ent_coef": 0.01}}]
     varied = with_overrides(stages, ["ppo.gae_lambda=0.9", "policy_kwargs.x=abc"])
     assert varied[0]["set"] == {"ppo.gae_lambda": 0.9, "policy_kwargs.x": "abc"}
-    assert varied[1]["set"] == {"ppo.gae_lambda": 0.6, "policy_kwargs.x": "abc",
+    assert varied[1]["set"] == {"ppo.gae_lambda": 0.9, "policy_kwargs.x": "abc",
                                 "ppo.ent_coef": 0.01}
     assert with_overrides(stages, []) == stages
     root = tmp_path / "variant"

@@ -13,17 +13,17 @@ the committed model of each game is the median of seeds 0-2 (``dice-env ppo-reci
 --export`` measures them and copies it).  ``--dry-run`` prints the ``train`` commands instead of
 running them.
 
-``--set KEY=VALUE`` trains a variant of the recipe: the override joins every stage's own (the
-stage's wins where both set a key), so give the variant its own ``--run-root``; a variant is
-never exported over the committed model.  ``--steps-scale F`` is another variant: every stage
-ends at ``F`` times its total (rounded up to whole rollouts by ``train``).  ``--variant NAME``
-trains a committed variant of ``agents/training/ppo/variants.json`` (its overrides, steps scale
-and training seed; run folders ``runs/variants/NAME``, where ``dice-env recipe-variants`` finds
-and measures it), e.g. ``fast-2-epochs-2048``: the Penta recipe's quality in half its time.
+``--set KEY=VALUE`` trains a variant of the recipe: the override joins every stage's own (and wins
+where both set a key: the change holds in every stage), so give the variant its own ``--run-root``;
+a variant is never exported over the committed model. ``--steps-scale F`` is another variant: every
+stage ends at ``F`` times its total (rounded up to whole rollouts by ``train``). ``--variant NAME``
+trains a committed variant of ``agents/training/ppo/variants.json`` (its overrides, steps scale and
+training seed; run folders ``runs/variants/NAME``, where ``dice-env recipe-variants`` finds and
+measures it), e.g. ``kept-dice``: the recipe without the reroll features.
 
 Example:
   dice-env train-stages penta --max-minutes 60
-  dice-env train-stages penta --variant fast-2-epochs-2048
+  dice-env train-stages penta --variant kept-dice
   dice-env train-stages penta --set lean.compile=true --run-root runs/stages-compiled
 """
 

@@ -89,9 +89,10 @@ def with_overrides(stages: list[dict], overrides: Sequence[str]) -> list[dict]:
 
 
 def with_settings(stages: list[dict], settings: Mapping[str, Any]) -> list[dict]:
-    """``stages`` with ``settings`` (key -> value) joined to each stage's ``set``; a stage's
-    own setting of a key wins."""
-    return [{**stage, "set": {**settings, **stage.get("set", {})}} if settings else stage
+    """``stages`` with ``settings`` (key -> value) joined to each stage's ``set``: a variant of
+    the recipe, so its setting of a key wins over the stage's own (the change holds in every
+    stage)."""
+    return [{**stage, "set": {**stage.get("set", {}), **settings}} if settings else stage
             for stage in stages]
 
 
