@@ -44,10 +44,9 @@ from typing import Any
 
 import numpy as np
 
-from agents.pig.matches import play_matches
+from agents.pig.matches import play_matches, seat_decisions
 from agents.pig.optimal import OptimalAgent
 from dice_env.pig import rules as R
-from dice_env.pig.observation import encode_observation_batch
 from dice_env.pig.rules import PigBatch, PigRules, coerce_rules
 
 __all__ = ["DEFAULT_OPPONENTS", "PigRegret", "evaluate_players", "pig_gap", "regret_of"]
@@ -252,15 +251,6 @@ class PigRegret:
         return "\n".join(lines)
 
 
-def _ask(player: Any, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
-    act_batch = getattr(player, "act_batch", None)
-    if callable(act_batch):
-        return np.asarray(act_batch(obs, masks.astype(np.int8)), dtype=np.int64).reshape(-1)
-    act = getattr(player, "act", player)
-    return np.array([int(act(o, m)) for o, m in zip(obs, masks.astype(np.int8))],
-                    dtype=np.int64)
-
-
 def pig_gap(agent: Any, games: int = 2000, seed: int | None = 0, *, rules: Any = None,
             optimal: Any = None, name: str | None = None) -> PigRegret:
     """Measure a Pig policy's gap to the optimum, decision by decision, against the optimal
@@ -312,21 +302,7 @@ def pig_gap(agent: Any, games: int = 2000, seed: int | None = 0, *, rules: Any =
         live = np.flatnonzero(~R.is_terminal_batch(rules, batch))
         if live.size == 0:
             break
-        sub = batch.take(live)
-        obs = encode_observation_batch(rules, sub, sub.current)
-        masks = R.action_mask_batch(rules, sub)
-        who = seat_player[live, sub.current]
-        actions = np.empty(live.size, dtype=np.int64)
-        for k, player in enumerate(players):
-            sel = np.flatnonzero(who == k)
-            if sel.size:
-                actions[sel] = _ask(player, obs[sel], masks[sel])
-        ok = (actions >= 0) & (actions < R.N_ACTIONS)
-        ok[ok] = masks[np.flatnonzero(ok), actions[ok]]
-        if not ok.all():
-            bad = int(np.flatnonzero(~ok)[0])
-            raise ValueError(f"{players[who[bad]]!r} chose the illegal action {actions[bad]}; "
-                             f"legal: {np.flatnonzero(masks[bad]).tolist()}")
+        sub, masks, who, actions = seat_decisions(players, rules, batch, live, seat_player)
         mine = np.flatnonzero(who == 0)
         if mine.size:  # charge the policy's decisions
             me = sub.current[mine]

@@ -19,7 +19,7 @@ from dice_env.pig import rules as R
 from dice_env.pig.observation import encode_observation_batch
 from dice_env.pig.rules import PigBatch, coerce_rules
 
-__all__ = ["play_matches"]
+__all__ = ["play_matches", "seat_decisions"]
 
 _CHUNK = 256  # faces drawn per deal at a time
 
@@ -27,10 +27,36 @@ _CHUNK = 256  # faces drawn per deal at a time
 def _ask(player: Any, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
     act_batch = getattr(player, "act_batch", None)
     if callable(act_batch):
-        return np.asarray(act_batch(obs, masks.astype(np.int8)), dtype=np.int64)
+        return np.asarray(act_batch(obs, masks.astype(np.int8)), dtype=np.int64).reshape(-1)
     act = getattr(player, "act", player)
     return np.array([int(act(o, m)) for o, m in zip(obs, masks.astype(np.int8))],
                     dtype=np.int64)
+
+
+def seat_decisions(players: Sequence[Any], rules: Any, batch: PigBatch, live: np.ndarray,
+                   seat_player: np.ndarray) -> tuple[PigBatch, np.ndarray, np.ndarray,
+                                                     np.ndarray]:
+    """One decision in each live game of ``batch``: every game's player to move
+    (``seat_player[game, seat]`` indexes ``players``) is asked on its observation and mask.
+    Returns the live games' sub-batch, their masks, who moved (index into ``players``) and the
+    actions; ``ValueError`` naming the player, the action and what was legal for an illegal
+    one."""
+    sub = batch.take(live)
+    obs = encode_observation_batch(rules, sub, sub.current)
+    masks = R.action_mask_batch(rules, sub)
+    who = seat_player[live, sub.current]
+    actions = np.empty(live.size, dtype=np.int64)
+    for k, player in enumerate(players):
+        sel = np.flatnonzero(who == k)
+        if sel.size:
+            actions[sel] = _ask(player, obs[sel], masks[sel])
+    ok = (actions >= 0) & (actions < R.N_ACTIONS)
+    ok[ok] = masks[np.flatnonzero(ok), actions[ok]]
+    if not ok.all():
+        bad = int(np.flatnonzero(~ok)[0])
+        raise ValueError(f"{players[who[bad]]!r} chose the illegal action {actions[bad]}; "
+                         f"legal: {np.flatnonzero(masks[bad]).tolist()}")
+    return sub, masks, who, actions
 
 
 def play_matches(players: Sequence[Any], n_deals: int, *, rules: Any = None,
@@ -62,20 +88,7 @@ def play_matches(players: Sequence[Any], n_deals: int, *, rules: Any = None,
         live = np.flatnonzero(~R.is_terminal_batch(rules, batch))
         if live.size == 0:
             break
-        sub = batch.take(live)
-        obs = encode_observation_batch(rules, sub, sub.current)
-        masks = R.action_mask_batch(rules, sub)
-        who = seat_player[live, sub.current]
-        actions = np.empty(live.size, dtype=np.int64)
-        for k, player in enumerate(players):
-            sel = np.flatnonzero(who == k)
-            if sel.size:
-                actions[sel] = _ask(player, obs[sel], masks[sel])
-        ok = (actions >= 0) & (actions < R.N_ACTIONS)
-        ok[ok] = masks[np.flatnonzero(ok), actions[ok]]
-        if not ok.all():
-            bad = int(np.flatnonzero(~ok)[0])
-            raise ValueError(f"{players[who[bad]]!r} chose the illegal action {actions[bad]}")
+        sub, masks, who, actions = seat_decisions(players, rules, batch, live, seat_player)
         roll = actions == R.ROLL
         rows = live[roll]
         if rows.size:
