@@ -43,7 +43,8 @@ class FiveThousandGame:
     Attributes:
         scores, turns: lists, one entry per seat (updated in place).
         current, turn_total, roll, winner: ints.
-        dice: the current roll, five faces sorted with 0s padding the dice not thrown.
+
+    :attr:`dice` is the current roll as faces.
     """
 
     __slots__ = ("rules", "num_players", "scores", "current", "turn_total", "roll", "turns",

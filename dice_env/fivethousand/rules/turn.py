@@ -73,19 +73,17 @@ class TurnTables(NamedTuple):
     ``[roll][column]`` with ``column = action >> 1`` (one column under the literal rules:
     every scoring die; with ``choose_scoring_dice`` column ``m`` is the set-aside bitmask
     ``m``).  Numpy ``int64`` arrays (:func:`turn_tables`) or tuples (:func:`python_tables`).
-
-    Attributes:
-        points: the points a column sets aside from the roll.
-        used: the dice it sets aside.
-        left: the dice a roll-on then throws (five after hot dice).
-        legal: the legal columns of each roll, first in each row (``-1`` pads the arrays).
-        n_legal: ``(462,)`` how many columns of each roll are legal (0 for a bust).
     """
 
+    #: the points a column sets aside from the roll
     points: Any
+    #: the dice it sets aside
     used: Any
+    #: the dice a roll-on then throws (five after hot dice)
     left: Any
+    #: the legal columns of each roll, first in each row (``-1`` pads the arrays)
     legal: Any
+    #: ``(462,)`` how many columns of each roll are legal (0 for a bust)
     n_legal: Any
 
 
