@@ -15,9 +15,12 @@ pytest.importorskip("sb3_contrib")
 torch = pytest.importorskip("torch")
 
 from agents.policies.structured.features import (  # noqa: E402
+    PureActionFeatures,
     ScorecardActionFeatures,
     box_feature_names,
     hold_feature_names,
+    pure_box_feature_names,
+    pure_hold_feature_names,
 )
 from agents.policies.structured.network import StructuredActorCritic  # noqa: E402
 from dice_env import dice as D  # noqa: E402
@@ -120,6 +123,37 @@ def test_features_equal_a_slow_reference_from_the_rules(game):
     env_slack = bonus_features(rules, obs[:, :observation_size(rules)])[:, 5:]
     np.testing.assert_allclose(boxes[:, :6, 6], np.where(upper_open > 0.5, 2 * env_slack - 1, 0),
                                atol=1e-6)
+
+
+@pytest.mark.parametrize("game", ["yahtzee-official", "dice-poker"])
+def test_pure_features_are_the_kept_dice_and_the_boxes_points_only(game):
+    """The pure agent's inputs (issue 45): a hold is the face counts of the dice it keeps, a
+    box is open / what the current dice score there / which box -- read off a basic
+    observation, nothing else (no statistics of the dice, no reroll chances, no bonus par)."""
+    rules = get_rules(game)
+    obs, mask = random_states(rules, 12, seed=3)
+    basic = obs[:, :observation_size(rules)]
+    features = PureActionFeatures(rules)
+    holds = features.dense_hold_features(torch.as_tensor(basic)).numpy()
+    boxes = features.box_features(torch.as_tensor(basic)).numpy()
+    assert holds.shape[-1] == len(pure_hold_feature_names()) == 6
+    assert boxes.shape[-1] == len(pure_box_feature_names(rules)) == 2 + rules.n_boxes
+    for i in range(len(obs)):
+        state = decode_observation(rules, basic[i])
+        _, points, _ = box_outcomes(rules, state["roll"], state["open"], state["five_state"])
+        for hold in range(D.N_HOLDS):
+            kept = [int(state["dice"][k]) for k in range(D.N_DICE) if hold >> k & 1]
+            np.testing.assert_allclose(holds[i, hold], np.bincount(kept, minlength=7)[1:] / 5,
+                                       atol=1e-6)
+        np.testing.assert_allclose(boxes[i, :, 0], state["open"].astype(float))
+        np.testing.assert_allclose(boxes[i, :, 1], np.minimum(points[0], 50) / 50, atol=1e-6)
+        np.testing.assert_allclose(boxes[i, :, 2:], np.eye(rules.n_boxes))
+    # the network runs on a basic observation and never puts weight on a masked action
+    net = StructuredActorCritic(basic.shape[1], game, pure=True, linear_term=True)
+    logp, values = net(torch.as_tensor(basic), torch.as_tensor(mask))
+    probs = logp.exp().detach().numpy()
+    np.testing.assert_allclose(probs.sum(axis=1), 1.0, rtol=1e-5)
+    assert (probs[~mask] < 1e-12).all() and values.shape == (len(obs),)
 
 
 def test_listed_actions_give_every_action_its_logit_and_masked_ones_are_never_chosen():

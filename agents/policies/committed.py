@@ -1,4 +1,4 @@
-"""Trained MaskablePPO players (``agents.make("ppo", game)``).
+"""Trained MaskablePPO players (``agents.make("ppo", game)``, ``agents.make("ppo-pure", game)``).
 
 The committed models ship inside the package (:func:`agents.paths.committed_model`:
 ``agents/models/<game>.zip`` in a checkout, written by ``dice-env train --export``);
@@ -37,14 +37,15 @@ def _recipe_games() -> list[str]:
     return sorted(k for k in stages if not k.startswith("_"))
 
 
-def default_model_path(game: Any) -> Path:
-    """The committed ``<stem>.zip`` of a game (any name :func:`agents.games.resolve` takes)."""
-    return committed_model(f"{resolve(game).model_name}.zip")
+def default_model_path(game: Any, suffix: str = "") -> Path:
+    """The committed ``<stem><suffix>.zip`` of a game (any name :func:`agents.games.resolve`
+    takes; ``suffix`` ``"-pure"`` for the pure model-free agent's)."""
+    return committed_model(f"{resolve(game).model_name}{suffix}.zip")
 
 
-def training_hint(game: Any) -> str:
+def training_hint(game: Any, suffix: str = "") -> str:
     """How to train a model for ``game``: its config's command, or how to write a config."""
-    path = default_model_path(game)
+    path = default_model_path(game, suffix)
     name = path.stem
     if name in _recipe_games():
         return (f"train its recipe's seeds and commit the median with `dice-env ppo-recipe-seeds "
@@ -72,12 +73,28 @@ class PPOAgent(SB3Agent):
         device: torch device for inference (``"cpu"``).
     """
 
+    #: what the committed model's file name adds to the game's (``<game><suffix>.zip``)
+    suffix = ""
+
     def __init__(self, game: Any = "penta", model_path: str | os.PathLike | None = None,
                  deterministic: bool = True, seed: int | None = None,
                  device: str = "cpu") -> None:
         resolved = resolve(game)  # once, for the default path, the hint and the space check
-        path = Path(model_path) if model_path is not None else default_model_path(resolved)
+        path = (Path(model_path) if model_path is not None
+                else default_model_path(resolved, self.suffix))
         if not path.exists():
-            raise FileNotFoundError(f"no trained model at {path}; {training_hint(resolved)}, or "
-                                    "pass model_path=")
+            raise FileNotFoundError(f"no trained model at {path}; "
+                                    f"{training_hint(resolved, self.suffix)}, or pass model_path=")
         super().__init__(resolved, path, deterministic=deterministic, seed=seed, device=device)
+
+
+class PurePPOAgent(PPOAgent):
+    """The pure model-free PPO player (issue 45): its network sees only what a player sees at the
+    table -- the dice, the rolls left, the scorecard (open boxes, the upper total, the
+    five-of-a-kind box) and what the current dice score in each open box -- nothing computed
+    from the dice's probabilities, no hand-made feature of the dice or the bonus, no lookahead
+    (:class:`~agents.policies.structured.features.PureActionFeatures`).  Its committed model
+    is ``agents/models/<game>-pure.zip`` (``yahtzee-official`` and ``penta``), trained by
+    ``dice-env train <game>-pure``."""
+
+    suffix = "-pure"

@@ -46,8 +46,9 @@ from dice_env import dice as D
 from dice_env.scorecard.observation import observation_slices
 from dice_env.scorecard.rules import UPPER_KINDS, Rules
 
-__all__ = ["FeatureTables", "ScorecardActionFeatures", "box_feature_names", "feature_tables",
-           "hold_feature_names", "keep_statistics"]
+__all__ = ["FeatureTables", "PureActionFeatures", "ScorecardActionFeatures", "box_feature_names",
+           "feature_tables", "hold_feature_names", "keep_statistics", "pure_box_feature_names",
+           "pure_hold_feature_names"]
 
 #: the features of the kept dice themselves (one per entry of :func:`keep_statistics`)
 KEEP_NAMES = ("count_1", "count_2", "count_3", "count_4", "count_5", "count_6", "kept",
@@ -259,3 +260,49 @@ class ScorecardActionFeatures(nn.Module):
         open_ = obs[:, self._open] > 0.5
         rows, boxes = torch.nonzero(open_, as_tuple=True)
         return rows, boxes, open_.sum(dim=1), self.box_features(obs)[rows, boxes]
+
+
+def pure_hold_feature_names() -> list[str]:
+    """The hold features of :class:`PureActionFeatures`: how many kept dice show each face."""
+    return [f"kept_{face}" for face in range(1, D.N_FACES + 1)]
+
+
+def pure_box_feature_names(rules: Rules) -> list[str]:
+    """The box features of :class:`PureActionFeatures`: open, what the current dice score there,
+    which box it is (one-hot)."""
+    return ["open", "points", *(f"is:{b}" for b in rules.boxes)]
+
+
+class PureActionFeatures(ScorecardActionFeatures):
+    """The actions described by what a player sees at the table, nothing made by hand (issue 45's
+    pure model-free agent): a hold by the face counts of the dice it keeps (which dice it keeps,
+    wherever they sit), a box by whether it is open, what the current dice score there (the
+    observation's points, the Joker applied) and which box it is.
+
+    No kept-dice statistics (runs, sums, most of a face), no reroll expectations or chances, no
+    upper-bonus par or slack: what the dice can become and what a box is worth later are left
+    for the network to learn.  The same interface as :class:`ScorecardActionFeatures`, so the
+    structured network runs on either.
+    """
+
+    def __init__(self, rules: Rules) -> None:
+        super().__init__(rules, reroll_features=False)
+        self.n_hold_features = len(pure_hold_feature_names())
+        self.n_box_features = len(pure_box_feature_names(rules))
+        kept = (D.KEEP_COUNTS / D.N_DICE).astype(np.float32)[D.HOLD_KEEP]  # (252, 32, 6)
+        self.register_buffer("hold_table", torch.tensor(kept), persistent=False)
+
+    def _with_best(self, table: torch.Tensor, scale: torch.Tensor) -> torch.Tensor:
+        return table  # the kept dice alone: nothing masked, nothing appended
+
+    def _hold_scale(self, obs: torch.Tensor, open_: torch.Tensor) -> torch.Tensor:
+        return obs.new_ones(len(obs), self.n_hold_features)
+
+    @torch.no_grad()
+    def box_features(self, obs: torch.Tensor) -> torch.Tensor:
+        """``(N, B, 2 + B)`` the features of every box (:func:`pure_box_feature_names`)."""
+        b = self.n_boxes
+        open_ = (obs[:, self._open] > 0.5).to(obs.dtype)
+        points = obs[:, self._points]
+        return torch.cat([torch.stack([open_, points], dim=-1),
+                          self.box_identity.expand(len(obs), b, b)], dim=-1)

@@ -35,7 +35,7 @@ from torch import nn
 from agents.families import families as all_families
 from agents.families import family as family_named
 from agents.families import names as family_names
-from agents.policies.structured.features import ScorecardActionFeatures
+from agents.policies.structured.features import PureActionFeatures, ScorecardActionFeatures
 from agents.policies.structured.heads import ActionHead, mlp, network_options
 from agents.policies.structured.prepared import Listed, Prepared
 from dice_env.dice import N_HOLDS
@@ -50,9 +50,12 @@ MASKED_LOGIT = -1e8
 #: hidden sizes of the state trunk, of the action heads and of the value MLP; the action
 #: heads' activation (the trunk and the value MLP use tanh, as SB3's ``MlpPolicy``); whether
 #: the heads have the state-set linear term ``(G e) . f``; whether the hold features include what
-#: a reroll scores (:class:`~.features.ScorecardActionFeatures`; False leaves the kept dice)
+#: a reroll scores (:class:`~.features.ScorecardActionFeatures`; False leaves the kept dice);
+#: ``pure``: only what a player sees at the table describes an action
+#: (:class:`~.features.PureActionFeatures`; ``reroll_features`` then does not apply)
 DEFAULTS: dict = {"state_hidden": [256], "action_hidden": [32], "value_hidden": [256, 256],
-                  "action_activation": "relu", "linear_term": False, "reroll_features": True}
+                  "action_activation": "relu", "linear_term": False, "reroll_features": True,
+                  "pure": False}
 
 
 def _structured_family(family: str) -> Any:
@@ -107,7 +110,9 @@ class StructuredHeads(nn.Module):
     def __init__(self, n_obs: int, rules: str | dict | Rules, **options: Any) -> None:
         super().__init__()
         o = network_options(DEFAULTS, options)
-        self.features = ScorecardActionFeatures(coerce_rules(rules), o["reroll_features"])
+        rules = coerce_rules(rules)
+        self.features = (PureActionFeatures(rules) if o["pure"]
+                         else ScorecardActionFeatures(rules, o["reroll_features"]))
         self.trunk = mlp([n_obs, *o["state_hidden"]])
         width = o["state_hidden"][-1]
         head = {"hidden": o["action_hidden"], "activation": o["action_activation"],
