@@ -462,6 +462,48 @@ def test_ppo_recipe_seeds_trains_measures_and_commits_the_median_seed(tmp_path, 
     assert not (tmp_path / "partial" / "models").exists()
 
 
+def test_ppo_recipe_seeds_keeps_finished_seeds_for_later_sessions(tmp_path, monkeypatch):
+    """A finished seed is kept (model, curve, measurement) outside the run folders, so a later
+    session whose runs/ is gone still measures and exports it without measuring again; rows of
+    the table measured under another recipe with the same steps are never taken for this
+    one's."""
+    import shutil
+
+    from agents.cli import ppo_recipe_seeds
+    from agents.training.studies import ppo_recipe
+
+    config = _tiny_config(tmp_path, trainer="lean")
+    stages = tmp_path / "stages.json"
+    stages.write_text(json.dumps({"penta": [{"timesteps": 256, "config": str(config)}]}))
+    kept = tmp_path / "kept"
+    common = ["--games", "penta", "--eval-games", "4", "--stages", str(stages),
+              "--run-root", str(tmp_path / "runs"), "--keep", str(kept)]
+    rows = ppo_recipe_seeds.main([*common, "--seeds", "0", "1", "--out",
+                                  str(tmp_path / "out")])["penta"]
+    for seed in (0, 1):
+        folder = kept / f"penta-seed{seed}"
+        assert {p.name for p in folder.iterdir()} == {"final.zip", "eval.csv",
+                                                       "recipe_seed.json"}
+    shutil.rmtree(tmp_path / "runs")  # the next session: no run folders
+
+    def no_measuring(*args, **kwargs):
+        raise AssertionError("measured again")
+
+    monkeypatch.setattr(ppo_recipe, "measure_agent", no_measuring)
+    again = ppo_recipe_seeds.main([*common, "--seeds", "0", "1", "--no-train", "--export",
+                                   "--out", str(tmp_path / "again")])["penta"]
+    assert again == rows and all(r["recipe"] == rows[0]["recipe"] for r in again)
+    exported = (tmp_path / "again" / "models" / "penta.zip").read_bytes()
+    assert exported in {(kept / f"penta-seed{s}" / "final.zip").read_bytes() for s in (0, 1)}
+
+    # the table's rows of this recipe are taken; under a changed recipe (same steps) they are not
+    table = tmp_path / "again" / "ppo_recipe_seeds.json"
+    recipe = json.loads(stages.read_text())
+    assert set(ppo_recipe.earlier_rows(table, recipe, 4)["penta"]) == {0, 1}
+    recipe["penta"][0]["set"] = {"ppo.n_epochs": 2}
+    assert ppo_recipe.earlier_rows(table, recipe, 4) == {}
+
+
 def test_torch_threads_stay_set_after_numba_starts_its_threads():
     """set_torch_threads(1) survives numba's OpenMP layer starting later (the kernels of the
     5000 optimal opponents, at the training env's reset), which a plain

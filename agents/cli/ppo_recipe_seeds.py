@@ -64,6 +64,10 @@ def build_parser(prog: str | None = None) -> OneLineParser:
     parser.add_argument("--out", type=output_path, default=None,
                         help="output folder (default: results/ for the documented run, else "
                              "runs/ppo-recipe-seeds/)")
+    parser.add_argument("--keep", type=output_path, default=None,
+                        help="where each finished seed's model, learning curve and measurement "
+                             "are kept for later sessions (default: the checkout's "
+                             "agents/models/seeds/ with the default --run-root, else nowhere)")
     parser.add_argument("--stages", type=Path, default=None, help=argparse.SUPPRESS)
     return parser
 
@@ -73,6 +77,7 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> dict[
     from agents.paths import checkout_models_dir, committed_model
     from agents.training.ppo.stages import check_stage_configs, load_stages, stages_file
     from agents.training.studies.ppo_recipe import (
+        KEPT_FOLDER,
         TABLE,
         earlier_rows,
         export_median,
@@ -100,7 +105,7 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> dict[
             parser.error(str(err))
     adhoc = Path("runs") / "ppo-recipe-seeds"
     out = output_folder(parser, args, adhoc, expected={"export": True},
-                        ignore=("max_minutes", "threads", "no_train"))
+                        ignore=("max_minutes", "threads", "no_train", "keep"))
     documented = args.out is None and out != adhoc
     if args.export and documented:
         try:  # before hours of training: the documented run re-exports into the checkout
@@ -111,10 +116,16 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> dict[
     set_torch_threads(args.threads)  # the measurements' batches too: one thread is fastest
     earlier = earlier_rows(out / f"{TABLE}.json", stages, args.eval_games)
     committed = {g: committed_model(f"{g}.zip") for g in args.games}
+    kept = args.keep
+    if kept is None and args.run_root == Path("runs") / "stages":
+        try:  # the recipe's own seeds: kept in the checkout, so later sessions find them
+            kept = checkout_models_dir() / KEPT_FOLDER
+        except FileNotFoundError:
+            kept = None
     rows, unfinished = run_recipe_seeds(args.games, args.seeds, stages, args.run_root,
                                         args.eval_games, train=not args.no_train,
                                         max_minutes=args.max_minutes, threads=args.threads,
-                                        earlier=earlier, committed=committed)
+                                        earlier=earlier, committed=committed, kept=kept)
     if unfinished:
         print("not finished (run this again without --no-train, or train-stages GAME --seed "
               "S): " + ", ".join(f"{g} seed {s}" for g, seeds in unfinished.items()
@@ -128,7 +139,7 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> dict[
         for game, rs in rows.items():
             if game not in unfinished:
                 export_median(game, rs, len(stages[game]), args.run_root, models,
-                              committed[game])
+                              committed[game], kept)
     command = " ".join(["python scripts/ppo_recipe_seeds.py", *argv]).strip()
     print(f"written: {write_table(rows, out, command, args.eval_games, stages)}")
     return rows

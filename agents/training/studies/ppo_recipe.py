@@ -12,10 +12,13 @@ of the committed model comes from.  A measurement is kept next to the model
 (``recipe_seed.json``, tied to the model's bytes) and not repeated.  :func:`export_median`
 copies the median seed's model (never the best).
 
-Run folders are not kept forever: a seed whose run folder is gone keeps the row an earlier
-run of the table measured (:func:`earlier_rows`), and the committed model of a game, when it
-holds the same bytes as the median seed's model, is measured on the report games in its
-place (:func:`report_committed`).
+Run folders are not kept forever (``runs/`` is not committed, and a session's machine is gone
+with it): each finished seed's model, learning curve and measurement are kept in the checkout's
+``agents/models/seeds/GAME-seed<S>/`` (:func:`keep_seed`; outside the wheel), which stands for
+the run folder when that is gone, so the seeds of one recipe can finish in different sessions.
+A seed with neither keeps the row an earlier run of the table measured for the same recipe
+(:func:`earlier_rows`), and the committed model of a game, when it holds the same bytes as the
+median seed's model, is measured on the report games in its place (:func:`report_committed`).
 """
 
 from __future__ import annotations
@@ -35,9 +38,10 @@ from agents.training.ppo.stages import run_stages, stage_dir
 from agents.training.studies.measure import measure_agent
 from dice_env.io import atomic_write_bytes, atomic_write_text
 
-__all__ = ["EVAL_GAMES", "GAMES", "MEASURE_FILE", "SEEDS", "TABLE", "curve_rows",
-           "earlier_rows", "eval_count", "export_median", "final_model", "measure_report",
-           "measure_seed", "report_committed", "run_recipe_seeds", "write_table"]
+__all__ = ["EVAL_GAMES", "GAMES", "KEPT_FOLDER", "MEASURE_FILE", "SEEDS", "TABLE", "curve_rows",
+           "earlier_rows", "eval_count", "export_median", "final_model", "keep_seed",
+           "kept_model", "measure_report", "measure_seed", "recipe_digest", "report_committed",
+           "run_recipe_seeds", "write_table"]
 
 GAMES = ["penta", "dice-poker", "fivethousand", "yahtzee-official"]
 SEEDS = [0, 1, 2]
@@ -45,11 +49,44 @@ EVAL_GAMES = 2000
 MEASURE_FILE = "recipe_seed.json"
 #: the table's file name, without its suffix (``.md`` and ``.json``)
 TABLE = "ppo_recipe_seeds"
+#: the folder of the committed models' folder that keeps each finished seed (:func:`keep_seed`)
+KEPT_FOLDER = "seeds"
 
 
-def final_model(game: str, seed: int, n_stages: int, run_root: Path) -> Path:
-    """The model a seed's recipe ends with: its last stage's ``final.zip``."""
-    return stage_dir(run_root, game, n_stages, seed) / "final.zip"
+def recipe_digest(stages: list[dict]) -> str:
+    """A short digest of a game's stages: a row measured under other stages (another recipe
+    with the same steps) is never taken for this recipe's."""
+    text = json.dumps(stages, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def kept_model(game: str, seed: int, kept: Path) -> Path:
+    """Where :func:`keep_seed` keeps a seed's final model: ``kept/GAME-seed<S>/final.zip``."""
+    return Path(kept) / f"{game}-seed{seed}" / "final.zip"
+
+
+def final_model(game: str, seed: int, n_stages: int, run_root: Path,
+                kept: Path | None = None) -> Path:
+    """The model a seed's recipe ends with: its last stage's ``final.zip``, or the kept copy
+    (:func:`keep_seed`) when the run folder has none and ``kept`` has one."""
+    model = stage_dir(run_root, game, n_stages, seed) / "final.zip"
+    if not model.exists() and kept is not None and kept_model(game, seed, kept).exists():
+        return kept_model(game, seed, kept)
+    return model
+
+
+def keep_seed(game: str, seed: int, model: Path, kept: Path) -> Path:
+    """Copy a finished seed's model, learning curve and measurement (``final.zip``,
+    ``eval.csv``, :data:`MEASURE_FILE`) into ``kept/GAME-seed<S>/`` (atomically); nothing to
+    do when ``model`` is that copy.  Returns the kept model's path."""
+    target = kept_model(game, seed, kept)
+    if Path(model).resolve() == target.resolve():
+        return target
+    for name in ("final.zip", "eval.csv", MEASURE_FILE):
+        source = Path(model).parent / name
+        if source.exists():
+            atomic_write_bytes(target.parent / name, source.read_bytes())
+    return target
 
 
 def curve_rows(curve: Path) -> list[dict]:
@@ -125,7 +162,8 @@ def earlier_rows(table: Path, stages: Mapping[str, list[dict]],
                  eval_games: int) -> dict[str, dict[int, dict]]:
     """The rows an earlier run wrote into ``table`` (a ``ppo_recipe_seeds.json``), game ->
     seed -> row, keeping only those measured as this run would measure them (the same number
-    of selection games, the recipe's last stage's steps); nothing when there is no table.
+    of selection games, the same recipe: :func:`recipe_digest` of its stages, and the last
+    stage's steps); nothing when there is no table.
 
     A table written before the report games existed measured its seeds on evaluation seed 0,
     which its rows then say (``selection_seed``)."""
@@ -139,6 +177,7 @@ def earlier_rows(table: Path, stages: Mapping[str, list[dict]],
             continue
         for row in rows:
             if (row.get("eval_games") == eval_count(game, eval_games)
+                    and row.get("recipe") == recipe_digest(stages[game])
                     and row.get("timesteps") == stages[game][-1]["timesteps"]
                     and row.get("selection_seed", SELECTION_SEED) == SELECTION_SEED):
                 out.setdefault(game, {})[row["seed"]] = {**row, "selection_seed": SELECTION_SEED}
@@ -176,11 +215,13 @@ def run_recipe_seeds(games: list[str], seeds: list[int], stages: dict[str, list[
                      run_root: Path, eval_games: int, train: bool = True,
                      max_minutes: float | None = None, threads: int = 1,
                      earlier: Mapping[str, Mapping[int, dict]] | None = None,
-                     committed: Mapping[str, Path] | None = None
+                     committed: Mapping[str, Path] | None = None,
+                     kept: Path | None = None
                      ) -> tuple[dict[str, list[dict]], dict[str, list[int]]]:
     """Train (unless ``train`` is false) and measure every seed of every game, printing each
     gap; returns the rows of the games with a measured seed, and game -> its unfinished
-    seeds.
+    seeds.  With ``kept``, a finished seed is kept there (:func:`keep_seed`) and a kept seed
+    stands for a run folder that is gone.
 
     A seed whose final model is missing and not trained here keeps its row of ``earlier``
     (:func:`earlier_rows`) if it has one, else it is unfinished.  For a game with every seed
@@ -193,13 +234,16 @@ def run_recipe_seeds(games: list[str], seeds: list[int], stages: dict[str, list[
     for game in games:
         rows[game] = []
         for seed in seeds:
-            model = final_model(game, seed, len(stages[game]), run_root)
+            model = final_model(game, seed, len(stages[game]), run_root, kept)
             left = None if deadline is None else (deadline - time.monotonic()) / 60
             if not model.exists() and train and (left is None or left > 0):
                 run_stages(game, stages[game], run_root, seed=seed, max_minutes=left,
                            threads=threads)
             if model.exists():
-                row = measure_seed(game, seed, model, eval_games)
+                row = {**measure_seed(game, seed, model, eval_games),
+                       "recipe": recipe_digest(stages[game])}
+                if kept is not None:
+                    keep_seed(game, seed, model, kept)
             elif seed in earlier.get(game, {}):
                 row = dict(earlier[game][seed])
             else:
@@ -214,7 +258,8 @@ def run_recipe_seeds(games: list[str], seeds: list[int], stages: dict[str, list[
 
 
 def export_median(game: str, rows: list[dict], n_stages: int, run_root: Path,
-                  models: Path, committed: Path | None = None) -> Path | None:
+                  models: Path, committed: Path | None = None,
+                  kept: Path | None = None) -> Path | None:
     """Copy the median seed's model and learning curve to ``models/GAME.zip`` and
     ``GAME.eval.csv`` (atomically); returns the model's path.
 
@@ -222,7 +267,7 @@ def export_median(game: str, rows: list[dict], n_stages: int, run_root: Path,
     ``.eval.csv`` beside it) if that file holds the same bytes; ``models/GAME.zip`` already
     being that model is fine too; else nothing is exported (``None``, said on stderr)."""
     median = median_row(rows)
-    model = final_model(game, median["seed"], n_stages, run_root)
+    model = final_model(game, median["seed"], n_stages, run_root, kept)
     curve = model.parent / "eval.csv"
     target = Path(models) / f"{game}.zip"
     if not model.exists():
