@@ -125,35 +125,46 @@ def test_features_equal_a_slow_reference_from_the_rules(game):
                                atol=1e-6)
 
 
-@pytest.mark.parametrize("game", ["yahtzee-official", "dice-poker"])
-def test_pure_features_are_the_kept_dice_and_the_boxes_points_only(game):
+@pytest.mark.parametrize("game,encoding", [("yahtzee-official", "counts"),
+                                           ("dice-poker", "count-onehot"),
+                                           ("yahtzee-official", "keep")])
+def test_pure_features_are_the_kept_dice_and_the_boxes_points_only(game, encoding):
     """The pure agent's inputs (issue 45): a hold is the face counts of the dice it keeps, a
     box is open / what the current dice score there / which box -- read off a basic
     observation, nothing else (no statistics of the dice, no reroll chances, no bonus par)."""
     rules = get_rules(game)
     obs, mask = random_states(rules, 12, seed=3)
     basic = obs[:, :observation_size(rules)]
-    features = PureActionFeatures(rules)
+    features = PureActionFeatures(rules, encoding)
     holds = features.dense_hold_features(torch.as_tensor(basic)).numpy()
     boxes = features.box_features(torch.as_tensor(basic)).numpy()
-    assert holds.shape[-1] == len(pure_hold_feature_names()) == 6
+    assert holds.shape[-1] == len(pure_hold_feature_names(encoding))
     assert boxes.shape[-1] == len(pure_box_feature_names(rules)) == 2 + rules.n_boxes
     for i in range(len(obs)):
         state = decode_observation(rules, basic[i])
         _, points, _ = box_outcomes(rules, state["roll"], state["open"], state["five_state"])
         for hold in range(D.N_HOLDS):
             kept = [int(state["dice"][k]) for k in range(D.N_DICE) if hold >> k & 1]
-            np.testing.assert_allclose(holds[i, hold], np.bincount(kept, minlength=7)[1:] / 5,
-                                       atol=1e-6)
+            counts = np.bincount(kept, minlength=7)[1:]
+            if encoding == "counts":
+                expected = counts / 5
+            elif encoding == "count-onehot":
+                expected = np.eye(6)[counts].ravel()
+            else:
+                expected = np.eye(D.N_KEEPS)[D.keep_index(kept)]
+            np.testing.assert_allclose(holds[i, hold], expected, atol=1e-6)
         np.testing.assert_allclose(boxes[i, :, 0], state["open"].astype(float))
         np.testing.assert_allclose(boxes[i, :, 1], np.minimum(points[0], 50) / 50, atol=1e-6)
         np.testing.assert_allclose(boxes[i, :, 2:], np.eye(rules.n_boxes))
     # the network runs on a basic observation and never puts weight on a masked action
-    net = StructuredActorCritic(basic.shape[1], game, pure=True, linear_term=True)
+    net = StructuredActorCritic(basic.shape[1], game, pure=True, linear_term=True,
+                                hold_encoding=encoding)
     logp, values = net(torch.as_tensor(basic), torch.as_tensor(mask))
     probs = logp.exp().detach().numpy()
     np.testing.assert_allclose(probs.sum(axis=1), 1.0, rtol=1e-5)
     assert (probs[~mask] < 1e-12).all() and values.shape == (len(obs),)
+    with pytest.raises(ValueError, match="unknown hold encoding 'dice'"):
+        PureActionFeatures(rules, "dice")
 
 
 def test_listed_actions_give_every_action_its_logit_and_masked_ones_are_never_chosen():

@@ -262,9 +262,21 @@ class ScorecardActionFeatures(nn.Module):
         return rows, boxes, open_.sum(dim=1), self.box_features(obs)[rows, boxes]
 
 
-def pure_hold_feature_names() -> list[str]:
-    """The hold features of :class:`PureActionFeatures`: how many kept dice show each face."""
-    return [f"kept_{face}" for face in range(1, D.N_FACES + 1)]
+#: how :class:`PureActionFeatures` can describe a hold, by the dice it keeps (see there)
+HOLD_ENCODINGS = ("counts", "count-onehot", "keep")
+
+
+def pure_hold_feature_names(encoding: str = "counts") -> list[str]:
+    """The hold features of :class:`PureActionFeatures` under ``encoding``
+    (:data:`HOLD_ENCODINGS`)."""
+    faces = range(1, D.N_FACES + 1)
+    if encoding == "counts":
+        return [f"kept_{face}" for face in faces]
+    if encoding == "count-onehot":
+        return [f"kept_{face}={n}" for face in faces for n in range(D.N_DICE + 1)]
+    if encoding == "keep":
+        return [f"keep_{k}" for k in range(D.N_KEEPS)]
+    raise ValueError(f"unknown hold encoding {encoding!r}; known: {list(HOLD_ENCODINGS)}")
 
 
 def pure_box_feature_names(rules: Rules) -> list[str]:
@@ -275,9 +287,14 @@ def pure_box_feature_names(rules: Rules) -> list[str]:
 
 class PureActionFeatures(ScorecardActionFeatures):
     """The actions described by what a player sees at the table, nothing made by hand (issue 45's
-    pure model-free agent): a hold by the face counts of the dice it keeps (which dice it keeps,
-    wherever they sit), a box by whether it is open, what the current dice score there (the
-    observation's points, the Joker applied) and which box it is.
+    pure model-free agent): a hold by the dice it keeps (wherever they sit), a box by whether it
+    is open, what the current dice score there (the observation's points, the Joker applied) and
+    which box it is.
+
+    ``hold_encoding`` says how the kept dice are written (:data:`HOLD_ENCODINGS`): ``"counts"``,
+    how many of each face, ``/ 5``; ``"count-onehot"``, the same one-hot per face (36 entries:
+    "exactly three 6s" is one input); ``"keep"``, which of the 462 multisets of kept dice it is
+    (one-hot: the network learns each keep's worth itself).
 
     No kept-dice statistics (runs, sums, most of a face), no reroll expectations or chances, no
     upper-bonus par or slack: what the dice can become and what a box is worth later are left
@@ -285,12 +302,18 @@ class PureActionFeatures(ScorecardActionFeatures):
     structured network runs on either.
     """
 
-    def __init__(self, rules: Rules) -> None:
+    def __init__(self, rules: Rules, hold_encoding: str = "counts") -> None:
         super().__init__(rules, reroll_features=False)
-        self.n_hold_features = len(pure_hold_feature_names())
+        self.n_hold_features = len(pure_hold_feature_names(hold_encoding))
         self.n_box_features = len(pure_box_feature_names(rules))
-        kept = (D.KEEP_COUNTS / D.N_DICE).astype(np.float32)[D.HOLD_KEEP]  # (252, 32, 6)
-        self.register_buffer("hold_table", torch.tensor(kept), persistent=False)
+        if hold_encoding == "counts":
+            per_keep = D.KEEP_COUNTS / D.N_DICE
+        elif hold_encoding == "count-onehot":
+            per_keep = np.eye(D.N_DICE + 1)[D.KEEP_COUNTS].reshape(D.N_KEEPS, -1)
+        else:
+            per_keep = np.eye(D.N_KEEPS)
+        table = per_keep.astype(np.float32)[D.HOLD_KEEP]  # (252 rolls, 32 holds, F)
+        self.register_buffer("hold_table", torch.tensor(table), persistent=False)
 
     def _with_best(self, table: torch.Tensor, scale: torch.Tensor) -> torch.Tensor:
         return table  # the kept dice alone: nothing masked, nothing appended

@@ -52,10 +52,11 @@ MASKED_LOGIT = -1e8
 #: the heads have the state-set linear term ``(G e) . f``; whether the hold features include what
 #: a reroll scores (:class:`~.features.ScorecardActionFeatures`; False leaves the kept dice);
 #: ``pure``: only what a player sees at the table describes an action
-#: (:class:`~.features.PureActionFeatures`; ``reroll_features`` then does not apply)
+#: (:class:`~.features.PureActionFeatures`, its holds written as ``hold_encoding`` says;
+#: ``reroll_features`` then does not apply)
 DEFAULTS: dict = {"state_hidden": [256], "action_hidden": [32], "value_hidden": [256, 256],
                   "action_activation": "relu", "linear_term": False, "reroll_features": True,
-                  "pure": False}
+                  "pure": False, "hold_encoding": "counts"}
 
 
 def _structured_family(family: str) -> Any:
@@ -111,7 +112,7 @@ class StructuredHeads(nn.Module):
         super().__init__()
         o = network_options(DEFAULTS, options)
         rules = coerce_rules(rules)
-        self.features = (PureActionFeatures(rules) if o["pure"]
+        self.features = (PureActionFeatures(rules, o["hold_encoding"]) if o["pure"]
                          else ScorecardActionFeatures(rules, o["reroll_features"]))
         self.trunk = mlp([n_obs, *o["state_hidden"]])
         width = o["state_hidden"][-1]
