@@ -93,6 +93,33 @@ VARIANTS.update({
     "linear-epochs-8": ("structured-linear with 8 PPO epochs per rollout instead of 4",
                         [*_structured(linear_term=True), "ppo.n_epochs=8"]),
 })
+def _pure(**options: object) -> list[str]:
+    """Overrides training the pure model-free agent (issue 45): the structured policy with only
+    what a player sees at the table (policy_kwargs.pure, the linear term) on the basic
+    observation, without the upper-bonus shaping, ``options`` over those."""
+    return ['policy="structured"', 'env_kwargs={"observation": "basic"}', "shaping=null",
+            f"policy_kwargs={json.dumps({'pure': True, 'linear_term': True, **options})}"]
+
+
+#: the pure model-free agent (issue 45): how its holds are written, then one lever at a time
+VARIANTS.update({
+    "pure-counts": ("the pure agent (basic observation, no shaping, no hand-made feature): "
+                    "each hold described by the face counts of the dice it keeps",
+                    _pure(hold_encoding="counts")),
+    "pure-count-onehot": ("the pure agent, its holds' face counts one-hot per face",
+                          _pure(hold_encoding="count-onehot")),
+    "pure-keep": ("the pure agent, each hold described by which of the 462 keeps it makes",
+                  _pure(hold_encoding="keep")),
+    "pure-keep-heads-64x64": ("pure-keep with action heads of two layers 64 wide instead of "
+                              "one of 32", _pure(hold_encoding="keep", action_hidden=[64, 64])),
+    "pure-keep-no-linear": ("pure-keep without the state-set linear term",
+                            _pure(hold_encoding="keep", linear_term=False)),
+    "pure-keep-shaping": ("pure-keep with the upper-bonus shaping (not pure: the shaping's "
+                          "potential is a hand-made estimate of the bonus)",
+                          [*_pure(hold_encoding="keep")[:2], "shaping={\"upper_bonus\": 1}",
+                           _pure(hold_encoding="keep")[3]]),
+})
+
 DEFAULT_TIMESTEPS = 2_000_000
 EVAL_GAMES = 2000
 
