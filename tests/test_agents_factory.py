@@ -71,7 +71,7 @@ def test_game_resolution():
 
 def test_registry_lists_every_player():
     assert agents.available("penta") == ["greedy", "heuristic", "learned-value", "optimal", "ppo",
-                                         "random", "win-value"]
+                                         "ppo-pure", "random", "win-value"]
     assert {"heuristic", "ppo", "random", "threshold"} <= set(agents.available("fivethousand"))
     assert {"scorecard", "fivethousand"} <= set(agents.available())
 

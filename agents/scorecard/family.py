@@ -22,6 +22,7 @@ FAMILY = AgentFamily(
         "heuristic": "agents.scorecard.heuristic:HeuristicAgent",
         "optimal": "agents.scorecard.optimal:OptimalAgent",
         "ppo": "agents.policies.committed:PPOAgent",
+        "ppo-pure": "agents.policies.committed:PurePPOAgent",
         "learned-value": "agents.scorecard.learned_value:LearnedValueAgent",
         "win-value": "agents.scorecard.win_value:WinValueAgent",
     },
