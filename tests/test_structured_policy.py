@@ -163,6 +163,19 @@ def test_pure_features_are_the_kept_dice_and_the_boxes_points_only(game, encodin
     probs = logp.exp().detach().numpy()
     np.testing.assert_allclose(probs.sum(axis=1), 1.0, rtol=1e-5)
     assert (probs[~mask] < 1e-12).all() and values.shape == (len(obs),)
+    # the logits of the listed holds (features handed as keep indices under "keep") are those
+    # of the dense one-hot rows
+    for p in net.parameters():
+        p.data.normal_(0, 0.3)
+    heads, o = net.mlp_extractor, torch.as_tensor(basic)
+    with torch.no_grad():
+        hidden, linear = heads.hold_head.state_terms(heads.trunk(o))
+        dense = heads.hold_head(hidden[:, None], linear[:, None],
+                                heads.features.dense_hold_features(o))
+        canonical = heads.features.canonical_of[heads.features.rolls(o)]
+        holds = torch.as_tensor(mask[:, :D.N_HOLDS])
+        np.testing.assert_allclose(heads.forward_actor(o)[:, :D.N_HOLDS][holds].numpy(),
+                                   dense.gather(1, canonical)[holds].numpy(), rtol=1e-4, atol=1e-4)
     with pytest.raises(ValueError, match="unknown hold encoding 'dice'"):
         PureActionFeatures(rules, "dice")
 

@@ -214,17 +214,22 @@ class ScorecardActionFeatures(nn.Module):
         held) or makes the same keep as a listed one, hence has the same features
         (:attr:`canonical_of` maps it there).
         """
-        roll = self.rolls(obs)
-        can_roll = obs[:, self._rolls_left].argmax(dim=1) > 0
-        listed = self.canonical_reroll[roll] & can_roll[:, None]
-        rows, holds = torch.nonzero(listed, as_tuple=True)
-        counts = listed.sum(dim=1)
+        roll, rows, holds, counts = self._listed_holds(obs)
         open_ = (obs[:, self._open] > 0.5).to(obs.dtype)
         table = torch.index_select(self.hold_table.flatten(0, 1), 0,
                                    roll[rows] * D.N_HOLDS + holds)
         scale = torch.repeat_interleave(self._hold_scale(obs, open_), counts, dim=0,
                                         output_size=len(rows))
         return rows, holds, counts, self._with_best(table, scale)
+
+    def _listed_holds(self, obs: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        """``(roll, rows, holds, counts)``: each observation's roll index, and the holds that
+        need a logit (see :meth:`hold_features`)."""
+        roll = self.rolls(obs)
+        can_roll = obs[:, self._rolls_left].argmax(dim=1) > 0
+        listed = self.canonical_reroll[roll] & can_roll[:, None]
+        rows, holds = torch.nonzero(listed, as_tuple=True)
+        return roll, rows, holds, listed.sum(dim=1)
 
     @torch.no_grad()
     def dense_hold_features(self, obs: torch.Tensor) -> torch.Tensor:
@@ -314,6 +319,22 @@ class PureActionFeatures(ScorecardActionFeatures):
             per_keep = np.eye(D.N_KEEPS)
         table = per_keep.astype(np.float32)[D.HOLD_KEEP]  # (252 rolls, 32 holds, F)
         self.register_buffer("hold_table", torch.tensor(table), persistent=False)
+        #: ``"keep"``: the network is handed each listed hold's keep index instead of its
+        #: one-hot row (:meth:`hold_features`; the same logits, 462 times less to move)
+        self.indexed = hold_encoding == "keep"
+        if self.indexed:
+            self.register_buffer("hold_keep", torch.tensor(D.HOLD_KEEP, dtype=torch.int64),
+                                 persistent=False)
+
+    @torch.no_grad()
+    def hold_features(self, obs: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        """As :meth:`ScorecardActionFeatures.hold_features`; under the ``"keep"`` encoding the
+        features are the listed holds' keep indices ``(M,)`` (int64), which the action head
+        reads as the one-hot rows they stand for."""
+        if not self.indexed:
+            return super().hold_features(obs)
+        roll, rows, holds, counts = self._listed_holds(obs)
+        return rows, holds, counts, self.hold_keep[roll[rows], holds]
 
     def _with_best(self, table: torch.Tensor, scale: torch.Tensor) -> torch.Tensor:
         return table  # the kept dice alone: nothing masked, nothing appended

@@ -71,6 +71,8 @@ class ActionHead(nn.Module):
                 features: torch.Tensor) -> torch.Tensor:
         """Logits of actions with ``features`` ``(..., F)``; the two :meth:`state_terms`
         gathered (or broadcast) to the actions' rows."""
+        if not features.is_floating_point():  # one-hot features given as their indices
+            return self._indexed(hidden_term, linear_term, features)
         compiling = torch.compiler.is_compiling()
         if (not compiling and features.dim() == 2
                 and hidden_term.shape == (len(features), self.n_hidden)):
@@ -84,6 +86,19 @@ class ActionHead(nn.Module):
         if self.linear_term:  # (compiled: a product and a sum fuse, vecdot does not)
             logits = logits + ((linear_term * features).sum(-1) if compiling
                                else torch.linalg.vecdot(linear_term, features))
+        return logits
+
+
+    def _indexed(self, hidden_term: torch.Tensor, linear_term: torch.Tensor,
+                 index: torch.Tensor) -> torch.Tensor:
+        """:meth:`forward` for one-hot features given by the index of their 1 (``(M,)``
+        integers, hidden and linear terms ``(M, .)``): the same logits, each product with a
+        one-hot vector read as a column lookup."""
+        z = hidden_term + torch.index_select(self.feature_in.weight, 1, index).t()
+        logits = torch.matmul(self.hidden(self.activation(z)), self.logit.weight[0]) \
+            + self.logit.bias
+        if self.linear_term:
+            logits = logits + linear_term.gather(1, index[:, None]).squeeze(1)
         return logits
 
 
