@@ -185,7 +185,8 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> bool:
         print(f"carried the unfinished runs in {carry}: commit it (git add {carry}) to "
               f"continue in another session with: {renderer(argv)}", flush=True)
     elif not done:
-        print(f"not finished: continue with {renderer(argv)}", flush=True)
+        print("not finished: continue with "
+              + renderer([a for a in argv if a != "--no-train"]), flush=True)
     if interrupted:
         parser.exit(130, "interrupted\n")
     return done
