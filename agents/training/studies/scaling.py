@@ -328,6 +328,9 @@ class ScalingStudy:
             if old.is_file() and old.name != MANIFEST and \
                     old.relative_to(carried).as_posix() not in files:
                 old.unlink()
+        for folder in sorted((p for p in carried.rglob("*") if p.is_dir()), reverse=True):
+            if not any(folder.iterdir()):
+                folder.rmdir()
         manifest = {"game": game, "seed": seed, "recipe": self.recipe(game),
                     "steps_scale": self.steps_scale, "stage": stage, "timesteps": steps,
                     "files": sorted(files)}
