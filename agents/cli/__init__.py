@@ -66,6 +66,8 @@ COMMANDS: tuple[Command, ...] = (
             "the committed PPO recipe across seeds; exports the median", _REPORTS),
     Command("recipe-variants", "agents.cli.recipe_variants",
             "variants of the PPO recipe by exact gap (results/recipe_variants.md)", _REPORTS),
+    Command("scaling", "agents.cli.scaling",
+            "structured PPO's exact gap against steps, to 10x (results/scaling.md)", _REPORTS),
     Command("learned-value-seeds", "agents.cli.learned_value_seeds",
             "the learned-value trainer across seeds (results/learned_value.md)", _REPORTS),
     Command("ablations", "agents.cli.ablations",

@@ -1,4 +1,4 @@
-"""A run folder's files: ``checkpoint.pkl``, ``final.zip`` and ``eval.csv``.
+"""A run folder's files: ``checkpoint.pkl``, ``final.zip``, ``eval.csv`` and the snapshots.
 
 :func:`save_checkpoint` / :func:`load_checkpoint` hold the whole state of an SB3 run -- the
 model (weights and optimizer), the batched env with its generator, the last observations, the
@@ -6,7 +6,10 @@ episode statistics and every random generator (torch, numpy, python) -- in one f
 atomically with its checksum.  A run resumed from it continues exactly as if it had never
 stopped: checkpoints are taken between a PPO update and the next rollout, and nothing random
 happens in between.  The lean trainer's checkpoints (:class:`~.runs.LeanRun`) use the same file
-through :func:`write_checkpoint` / :func:`read_checkpoint`.
+through :func:`write_checkpoint` / :func:`read_checkpoint`.  With the config's
+``snapshots_at``, a run also keeps ``snapshot-<T>.zip`` (:func:`write_snapshot`): its model the
+first time it reaches ``T`` steps, saved as ``final.zip`` is, with ``snapshot-<T>.json``
+beside it.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import copy
 import csv
 import hashlib
 import io
+import json
 import pickle
 from pathlib import Path
 from typing import Any
@@ -58,10 +62,30 @@ def save_checkpoint(run_dir: Path, model: Any, extra: dict) -> Path:
 
 def write_final_model(run_dir: Path, model: Any) -> Path:
     """Save ``model`` (a stable-baselines3 model) to ``run_dir/final.zip`` atomically."""
+    return write_model(Path(run_dir) / FINAL_NAME, model)
+
+
+def write_model(path: Path, model: Any) -> Path:
+    """Save ``model`` (a stable-baselines3 model) to the ``.zip`` ``path`` atomically."""
     buf = io.BytesIO()
     model.save(buf)
-    path = Path(run_dir) / FINAL_NAME
-    atomic_write_bytes(path, buf.getvalue())
+    atomic_write_bytes(Path(path), buf.getvalue())
+    return Path(path)
+
+
+def snapshot_name(at: int) -> str:
+    """The file of a run's snapshot at ``at`` steps (config ``snapshots_at``):
+    ``snapshot-<at>.zip``; its record is the ``.json`` of the same name."""
+    return f"snapshot-{int(at)}.zip"
+
+
+def write_snapshot(run_dir: Path, model: Any, record: dict) -> Path:
+    """Save ``model`` as ``run_dir/snapshot-<at>.zip`` (``at``: ``record["at"]``; the model as
+    ``final.zip`` would be saved, so :class:`~agents.policies.sb3_models.SB3Agent` loads it),
+    then ``record`` as ``snapshot-<at>.json`` beside it; both atomically, the record last (a
+    snapshot without its record is unfinished)."""
+    path = write_model(Path(run_dir) / snapshot_name(record["at"]), model)
+    atomic_write_text(path.with_suffix(".json"), json.dumps(record, indent=1) + "\n")
     return path
 
 

@@ -155,6 +155,11 @@ SCHEMA: dict[str, Entry] = {
     "num_envs": _integer(1),
     "total_timesteps": _integer(1),
     "checkpoint_every_timesteps": _integer(1),
+    # the steps at which the run keeps its model as snapshot-<T>.zip (each once, at the first
+    # update boundary at or past T: agents.training.ppo.runs.take_snapshots)
+    "snapshots_at": Entry("a list of positive integers (timesteps), such as [1000000, 3000000]",
+                          lambda v: isinstance(v, list)
+                          and all(_is_integer(t) and t >= 1 for t in v)),
     "reward_scale": _POSITIVE,
     "env_kwargs": _SECTION,
     "policy_kwargs": _SECTION_OR_NULL,

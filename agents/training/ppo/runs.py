@@ -6,6 +6,8 @@
 * :func:`open_run_logger` -- SB3's CSV and TensorBoard logger in ``<run_dir>/logs/``, one
   ``segment-<n>`` folder per session (both trainers);
 * :class:`StopRequest` -- a wall-clock budget and Ctrl-C / SIGTERM, answered with a checkpoint;
+* :func:`take_snapshots` -- the model at the steps of the config's ``snapshots_at`` (both
+  trainers), each once;
 * :func:`checkpoint_model` / :func:`run_folder_agent` -- the policy of a run's latest
   checkpoint, whichever trainer wrote it (what ``agents.load(run_folder, game)`` plays).
 """
@@ -31,13 +33,18 @@ from agents.training.ppo.checkpoints import (
     save_checkpoint,
     write_checkpoint,
     write_learning_curve,
+    write_snapshot,
 )
 from agents.training.ppo.envs import build_sb3_model, make_batched_env, shaping_potential
 from agents.training.ppo.lean import rng_states, set_rng_states
 
-__all__ = ["LeanRun", "StopRequest", "checkpoint_model", "checkpoint_timesteps",
-           "evaluate_policy_score", "make_callback", "open_run_logger", "record_evaluation",
-           "run_folder_agent"]
+__all__ = ["LeanRun", "StopRequest", "SnapshotHook", "checkpoint_model", "checkpoint_timesteps",
+           "due_snapshots", "evaluate_policy_score", "make_callback", "open_run_logger",
+           "record_evaluation", "run_folder_agent", "take_snapshots"]
+
+#: called with each snapshot a run writes: its path and its record (``at``, ``timesteps``,
+#: ``train_seconds``, ``train_cpu_seconds``), between an update and the next rollout
+SnapshotHook = Callable[[Path, dict], None]
 
 #: where a run folder's logs go: ``logs/segment-<n>/`` (``progress.csv`` and TensorBoard events)
 LOGS_NAME = "logs"
@@ -106,6 +113,42 @@ def record_evaluation(run_dir: Path, config: dict, extra: dict, num_timesteps: i
     return result
 
 
+def due_snapshots(config: dict, extra: dict, num_timesteps: int, start: int) -> list[int]:
+    """The points of the config's ``snapshots_at`` a run at ``num_timesteps`` owes a snapshot:
+    reached (at most ``num_timesteps``), not taken yet (``extra["snapshots"]``), and after the
+    step the run started at (``start``: a run continuing another model's training with
+    ``--init-from`` leaves the points that model had passed to the run that trained it)."""
+    taken = {s["at"] for s in extra.get("snapshots", [])}
+    return sorted({int(t) for t in config.get("snapshots_at") or []
+                   if start < t <= num_timesteps} - taken)
+
+
+def take_snapshots(run_dir: Path, config: dict, extra: dict, num_timesteps: int, start: int,
+                   model: Callable[[], Any], on_snapshot: SnapshotHook | None = None
+                   ) -> list[dict]:
+    """Write the snapshots due at ``num_timesteps`` (:func:`due_snapshots`): ``model()`` as
+    ``snapshot-<T>.zip`` for each point ``T``, recorded in ``extra["snapshots"]`` (saved with
+    the next checkpoint: a resumed run neither repeats nor skips one) with the training time so
+    far; then ``on_snapshot(path, record)`` for each, the random generators left as they were
+    (the training continues exactly as without it).  Returns the new records."""
+    records = []
+    for at in due_snapshots(config, extra, num_timesteps, start):
+        record = {"at": at, "timesteps": int(num_timesteps),
+                  "train_seconds": round(extra.get("train_seconds", 0.0), 1)}
+        if "train_cpu_seconds" in extra:
+            record["train_cpu_seconds"] = round(extra["train_cpu_seconds"], 1)
+        path = write_snapshot(run_dir, model(), record)
+        extra.setdefault("snapshots", []).append(record)
+        records.append(record)
+        if on_snapshot is not None:
+            states = rng_states()
+            try:
+                on_snapshot(path, dict(record))
+            finally:
+                set_rng_states(states)
+    return records
+
+
 def checkpoint_model(run_dir: Path, device: str = "cpu"):
     """The policy of a training run's latest checkpoint as a MaskablePPO model, whichever
     trainer wrote it (for evaluating a run that is still going or was stopped).
@@ -145,8 +188,10 @@ def run_folder_agent(path: Path, game: Any, algorithm: str | None = None,
 
 
 def make_callback(run_dir: Path, config: dict, extra: dict, deadline: float | None = None,
-                  should_stop: Callable[[], bool] | None = None):
-    """A callback evaluating and checkpointing between PPO updates (see module doc).
+                  should_stop: Callable[[], bool] | None = None,
+                  on_snapshot: SnapshotHook | None = None):
+    """A callback evaluating, taking snapshots (:func:`take_snapshots`; ``on_snapshot`` is
+    called with each) and checkpointing between PPO updates (see module doc).
 
     With ``deadline`` (a ``time.monotonic()`` value) or ``should_stop`` (e.g. a
     :class:`StopRequest`), the first rollout that starts once it is due writes a checkpoint and
@@ -186,10 +231,20 @@ def make_callback(run_dir: Path, config: dict, extra: dict, deadline: float | No
                 self.logger.record(f"eval/{k}", v)
             self._clock = time.perf_counter()  # evaluation time is not training time
 
+        def snapshot(self) -> None:
+            """The snapshots due now (an SB3 run counts its steps from 0, even one started
+            from another model)."""
+            if due_snapshots(config, self.extra, self.model.num_timesteps, 0):
+                self._tick()
+                take_snapshots(run_dir, config, self.extra, self.model.num_timesteps, 0,
+                               lambda: self.model, on_snapshot)
+                self._clock = time.perf_counter()  # nor is the snapshots' (or their hook's)
+
         def _on_rollout_start(self) -> None:
             if self.model.num_timesteps >= self.extra["next_eval"]:
                 self.evaluate()
                 self.extra["next_eval"] += config["eval"]["every_timesteps"]
+            self.snapshot()
             if self.model.num_timesteps >= self.extra["next_checkpoint"]:
                 self._tick()
                 self.extra["next_checkpoint"] += config["checkpoint_every_timesteps"]
@@ -358,10 +413,20 @@ class LeanRun:
             self._logger.dump(step=self.num_timesteps)
             self._log_pending = False
 
+    def snapshot(self, on_snapshot: SnapshotHook | None = None) -> list[dict]:
+        """The snapshots due now (:func:`take_snapshots`; points at or before the step this
+        run started from are not its own)."""
+        return take_snapshots(self.run_dir, self.config, self.extra, self.num_timesteps,
+                              int(getattr(self.trainer, "start_timesteps", 0)), self.sb3_model,
+                              on_snapshot)
+
     def run(self, total: int, should_stop: Callable[[], bool] | None = None,
-            progress: bool = True, logger: Any = None) -> bool:
+            progress: bool = True, logger: Any = None,
+            on_snapshot: SnapshotHook | None = None) -> bool:
         """Train to ``total`` timesteps; True when stopped early (with a checkpoint) because
-        ``should_stop()`` said so (checked before every rollout).
+        ``should_stop()`` said so (checked before every rollout).  Between an update and the
+        next rollout: the evaluation when due, the snapshots of ``snapshots_at`` when due
+        (``on_snapshot`` is called with each: :func:`take_snapshots`), the checkpoint when due.
 
         With ``logger`` (an SB3 logger, e.g. :func:`open_run_logger`'s; closed at the end),
         each iteration writes one row at the step it ended at: its rollout, update and time
@@ -380,6 +445,7 @@ class LeanRun:
                 if self.num_timesteps >= self.extra["next_eval"]:
                     self.evaluate()
                     self.extra["next_eval"] += self.config["eval"]["every_timesteps"]
+                self.snapshot(on_snapshot)
                 if self.num_timesteps >= self.extra["next_checkpoint"]:
                     self.extra["next_checkpoint"] += self.config["checkpoint_every_timesteps"]
                     self.save()
@@ -404,6 +470,7 @@ class LeanRun:
                 bar.set_postfix(ret=f"{stats['mean_return']:.1f}",
                                 sps=f"{stats['steps_per_s']:.0f}")
             self.evaluate()
+            self.snapshot(on_snapshot)
             self.save()
             return False
         finally:

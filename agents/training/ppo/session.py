@@ -43,10 +43,12 @@ from agents.training.ppo.config import (
 from agents.training.ppo.envs import build_sb3_model, check_env_kwargs
 from agents.training.ppo.runs import (
     LeanRun,
+    SnapshotHook,
     StopRequest,
     make_callback,
     open_run_logger,
     record_evaluation,
+    take_snapshots,
 )
 from dice_env.io import atomic_write_bytes
 
@@ -213,10 +215,12 @@ class TrainingSession:
         return args
 
     def run(self, command: CommandLine = default_command,
-            start_args: Sequence[object] | None = None) -> dict:
+            start_args: Sequence[object] | None = None,
+            on_snapshot: SnapshotHook | None = None) -> dict:
         """Train to the total; returns the summary (``game``, ``seed``, ``timesteps``,
         ``total_timesteps``, ``stopped``: the reason or None, ``last_eval``: see
-        :meth:`last_eval`, ``run_dir``).
+        :meth:`last_eval`, ``run_dir``).  ``on_snapshot(path, record)`` is called with each
+        snapshot the run writes (config ``snapshots_at``), as soon as it is written.
 
         A stopped run says on stderr where its checkpoint is and the ``command`` that resumes
         it; a second Ctrl-C aborts at once (exit status 130), saying what is left and, before
@@ -233,10 +237,11 @@ class TrainingSession:
                 run = self.trainer
                 training = run.num_timesteps < total
                 stopped = run.run(total, stop, progress=training and o.progress,
-                                  logger=open_run_logger(run_dir) if training else None)
+                                  logger=open_run_logger(run_dir) if training else None,
+                                  on_snapshot=on_snapshot)
                 model = run.sb3_model()
             else:
-                model, stopped = self._train_sb3(stop)
+                model, stopped = self._train_sb3(stop, on_snapshot)
         final = run_dir / FINAL_NAME
         if not stopped:
             write_final_model(run_dir, model)
@@ -273,15 +278,19 @@ class TrainingSession:
                                   f"evaluated every {every:,} timesteps (eval.every_timesteps), "
                                   f"next at {due:,}"}
 
-    def _train_sb3(self, should_stop: StopRequest) -> tuple[Any, bool]:
+    def _train_sb3(self, should_stop: StopRequest,
+                   on_snapshot: SnapshotHook | None = None) -> tuple[Any, bool]:
         """Train with SB3's MaskablePPO.learn; ``(model, stopped)`` at the last checkpoint."""
         model, run_dir, config, extra = self.trainer, self.run_dir, self.config, self.extra
         if self.total - model.num_timesteps <= 0:  # nothing to train: end where it is
             record_evaluation(run_dir, config, extra, model.num_timesteps, lambda: model)
+            take_snapshots(run_dir, config, extra, model.num_timesteps, 0, lambda: model,
+                           on_snapshot)
             save_checkpoint(run_dir, model, extra)
             return model, False
         model.set_logger(open_run_logger(run_dir))
-        callback = make_callback(run_dir, config, extra, should_stop=should_stop)
+        callback = make_callback(run_dir, config, extra, should_stop=should_stop,
+                                 on_snapshot=on_snapshot)
         model.learn(self.total - model.num_timesteps, callback=callback,
                     reset_num_timesteps=False,
                     progress_bar=self.options.progress and on_terminal())
@@ -291,6 +300,7 @@ class TrainingSession:
             model, _ = load_checkpoint(run_dir, device=self.options.device)
             return model, True
         callback.evaluate()
+        callback.snapshot()
         save_checkpoint(run_dir, model, extra)
         return model, False
 
@@ -395,7 +405,8 @@ def _nothing_to_train(options: TrainOptions, done: int, started_total: int,
 
 
 def train(options: TrainOptions, command: CommandLine = default_command,
-          start_args: Sequence[object] | None = None) -> dict:
-    """Open a session and run it (:func:`open_session`, :meth:`TrainingSession.run`);
-    returns the run's summary."""
-    return open_session(options).run(command, start_args)
+          start_args: Sequence[object] | None = None,
+          on_snapshot: SnapshotHook | None = None) -> dict:
+    """Open a session and run it (:func:`open_session`, :meth:`TrainingSession.run`, which
+    calls ``on_snapshot`` with each snapshot); returns the run's summary."""
+    return open_session(options).run(command, start_args, on_snapshot)

@@ -25,6 +25,7 @@ from agents.training.ppo.config import (
     parse_override,
     whole_rollouts,
 )
+from agents.training.ppo.runs import SnapshotHook
 from agents.training.ppo.session import (
     TrainOptions,
     checked_config,
@@ -153,18 +154,23 @@ def run_stages(game: str, stages: list[dict], run_root: Path, seed: int = 0,
                export: Path | None = None, max_minutes: float | None = None,
                threads: int | None = 1, dry_run: bool = False,
                command: Callable[[Sequence[object]], str] = default_command,
-               again: str | None = None) -> list[dict]:
+               again: str | None = None, start: int = 1,
+               on_snapshot: SnapshotHook | None = None) -> list[dict]:
     """Train a game's stages in order; returns the summaries of the runs trained now.
 
     A stage whose ``final.zip`` exists is done (unless it is the last and ``export`` asks for
-    it again), one with a checkpoint resumes with the settings it started with.  ``max_minutes``
+    it again), one with a checkpoint resumes with the settings it started with; the stages
+    before ``start`` are taken as done (their run folders may be gone: stage ``start`` resumes
+    from its checkpoint, or starts from stage ``start - 1``'s ``final.zip``).  ``max_minutes``
     bounds the whole call (a stage stopped by it has a checkpoint).  ``command`` renders the
     ``train`` commands printed for each stage (with ``dry_run``, only printed); ``again`` is
-    the command that continues this call, printed when it stops early.
+    the command that continues this call, printed when it stops early.  ``on_snapshot`` is
+    called with each snapshot a stage writes (config ``snapshots_at``;
+    :func:`~agents.training.ppo.runs.take_snapshots`).
     """
     deadline = time.monotonic() + 60 * max_minutes if max_minutes else None
     summaries = []
-    for i in range(1, len(stages) + 1):
+    for i in range(max(start, 1), len(stages) + 1):
         options = stage_options(game, stages, i, run_root, export, seed)
         if dry_run:
             print(command(options_args(options, runtime=False)))
@@ -184,7 +190,7 @@ def run_stages(game: str, stages: list[dict], run_root: Path, seed: int = 0,
         print(f"stage {i}: {command(options_args(options, runtime=False))}", flush=True)
         options = replace(options, progress=False, threads=threads,
                           max_minutes=left)  # (never rounded down to 0)
-        summary = train(options, command)
+        summary = train(options, command, on_snapshot=on_snapshot)
         print(json.dumps(summary))
         summaries.append(summary)
         if summary["stopped"]:

@@ -1,0 +1,221 @@
+"""``scaling.md``: the exact gap of structured PPO against training steps and CPU hours.
+
+:func:`scaling_markdown` takes, per game, plain data -- its training ``seeds``, the ``points``
+(steps) its runs keep a snapshot at, the ``stage_ends``, ``unit`` and ``digits`` of its gap, and
+the measured ``rows`` (``seed``, ``at``: the point, ``timesteps``: the update it was taken at,
+``gap``, ``ci``, ``train_seconds``, ``train_cpu_seconds``) -- and returns the page: a table per
+game of the gap (mean over the seeds, their range, each seed's) against steps and CPU hours,
+and a statement computed from the numbers of where the curve flattens (:func:`flattening`).
+A point without a measured row is *pending*, never estimated.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Mapping, Sequence
+
+from agents.evaluation.game_sets import SELECTION_SEED
+
+__all__ = ["flattening", "point_summaries", "scaling_json", "scaling_markdown", "short_steps"]
+
+PENDING = "pending"
+
+
+def short_steps(n: float) -> str:
+    """Steps as read on a log scale: ``1M``, ``101.6M``, ``300.2M`` (``512`` below 10,000)."""
+    if n < 10_000:
+        return f"{n:,.0f}"
+    if n < 1_000_000:
+        return f"{n / 1e3:.3g}k"
+    text = f"{n / 1e6:.1f}"
+    return (text[:-2] if text.endswith(".0") else text) + "M"
+
+
+def _hours(rows: Sequence[Mapping], key: str) -> list[float]:
+    return [r[key] / 3600 for r in rows if r.get(key) is not None]
+
+
+def point_summaries(game: Mapping) -> list[dict]:
+    """One summary per point of ``game`` (see the module doc): the seeds measured there
+    (``measured``, ``complete`` when all are), their gaps' ``gap_mean`` / ``gap_min`` /
+    ``gap_max``, the mean 95 % CI half-width, the ``noise`` a change must exceed (the larger of
+    the seeds' range and that half-width), the training CPU and wall-clock hours, and the
+    ``drop_per_decade`` of the mean gap from the previous complete point (per factor 10 of
+    steps)."""
+    seeds = list(game["seeds"])
+    out, previous = [], None
+    for at in game["points"]:
+        by_seed = {r["seed"]: r for r in game["rows"] if r["at"] == at}
+        rows = [by_seed[s] for s in seeds if s in by_seed]
+        gaps = [r["gap"] for r in rows]
+        half = [(r["ci"][1] - r["ci"][0]) / 2 for r in rows]
+        cpu, wall = _hours(rows, "train_cpu_seconds"), _hours(rows, "train_seconds")
+        point = {"at": at, "stage_end": at in game["stage_ends"],
+                 "timesteps": max((r["timesteps"] for r in rows), default=None),
+                 "measured": len(rows), "complete": len(rows) == len(seeds),
+                 "seeds": {str(s): ({"gap": by_seed[s]["gap"], "ci": by_seed[s]["ci"]}
+                                    if s in by_seed else None) for s in seeds},
+                 "gap_mean": statistics.mean(gaps) if gaps else None,
+                 "gap_min": min(gaps, default=None), "gap_max": max(gaps, default=None),
+                 "ci_half_width": statistics.mean(half) if half else None,
+                 "noise": max(max(gaps) - min(gaps), statistics.mean(half)) if gaps else None,
+                 "cpu_hours_mean": statistics.mean(cpu) if cpu else None,
+                 "cpu_hours_min": min(cpu, default=None), "cpu_hours_max": max(cpu, default=None),
+                 "wall_hours_mean": statistics.mean(wall) if wall else None,
+                 "drop_per_decade": None}
+        if point["complete"]:
+            if previous is not None and point["timesteps"] > previous["timesteps"]:
+                decades = math.log10(point["timesteps"] / previous["timesteps"])
+                point["drop_per_decade"] = (previous["gap_mean"] - point["gap_mean"]) / decades
+            previous = point
+        out.append(point)
+    return out
+
+
+def _at(p: Mapping) -> str:
+    return short_steps(p["timesteps"] or p["at"])
+
+
+def flattening(points: Sequence[Mapping], unit: str, digits: int = 2) -> str:
+    """Where the curve flattens and whether it still falls at its last point, from the
+    :func:`point_summaries`: the points measured with every seed are compared in turn; a drop
+    of the mean gap counts when it exceeds the larger ``noise`` of its two points.  The curve
+    flattens after its last drop that counts; it is still falling at its last point when the
+    drop into that point counts."""
+    def f(x: float) -> str:
+        return f"{x:.{digits}f}"
+
+    complete = [p for p in points if p["complete"]]
+    pending = [p for p in points if not p["complete"]]
+    said_pending = (f" Pending (not every seed measured yet): {', '.join(_at(p) for p in pending)}"
+                    " steps." if pending else "")
+    if len(complete) < 2:
+        return (f"Not enough points measured yet: {len(complete)} of {len(points)} points have "
+                "every seed measured, and where the curve flattens needs two." + said_pending)
+    drops = []
+    for a, b in zip(complete, complete[1:]):
+        d = a["gap_mean"] - b["gap_mean"]
+        noise = max(a["noise"], b["noise"])
+        drops.append((a, b, d, noise, d > noise))
+    a, b, d, noise, falling = drops[-1]
+    per_decade = d / math.log10(b["timesteps"] / a["timesteps"])
+    text = (f"Between {_at(a)} and {_at(b)} steps (the last two points measured with every "
+            f"seed) the mean gap went from {f(a['gap_mean'])} to {f(b['gap_mean'])} {unit}: "
+            f"{'a drop' if d >= 0 else 'a rise'} of {f(abs(d))} "
+            f"({f(per_decade)} per decade of steps), "
+            f"{'more than' if falling else 'within'} the noise of {f(noise)} (the larger of "
+            "the seeds' range and the 95 % CI half-width at those points), so the gap is "
+            f"{'still falling' if falling else 'flat within the noise'} at {_at(b)} steps.")
+    counted = [k for k, x in enumerate(drops) if x[4]]
+    if not counted:
+        text += (f" It is flat from the first point measured with every seed, {_at(complete[0])}"
+                 " steps: no drop between those points exceeds the noise.")
+    elif counted[-1] == len(drops) - 1:
+        text += f" It has not flattened by {_at(b)} steps."
+    else:
+        flat = drops[counted[-1]][1]
+        cpu = (f" (about {flat['cpu_hours_mean']:.2g} CPU hours per run)"
+               if flat["cpu_hours_mean"] is not None else "")
+        text += (f" It flattens at about {_at(flat)} steps{cpu}: no later drop exceeds the "
+                 "noise.")
+    last = points[-1]
+    if last is b:
+        text += (f" Still falling at the last point, {_at(last)} steps? "
+                 f"**{'Yes' if falling else 'No'}**.")
+    else:
+        text += (f" Whether the gap still falls at the last point, {_at(last)} steps, is not "
+                 "known yet.")
+    return text + said_pending
+
+
+def _seed_cell(cell: Mapping | None, digits: int) -> str:
+    if cell is None:
+        return PENDING
+    lo, hi = cell["ci"]
+    return f"{cell['gap']:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]"
+
+
+def _range(mean: float | None, low: float | None, high: float | None, digits: int,
+           one: bool) -> str:
+    if mean is None:
+        return "—"
+    if one:
+        return f"{mean:.{digits}f}"
+    return f"{mean:.{digits}f} ({low:.{digits}f} – {high:.{digits}f})"
+
+
+def _table(game: Mapping, points: Sequence[Mapping]) -> list[str]:
+    digits, seeds = game["digits"], game["seeds"]
+    ends = list(game["stage_ends"])
+    lines = ["| point (steps) | steps trained | training CPU hours, mean (range) | "
+             "wall-clock hours, mean | gap, mean over seeds (range) | "
+             + " | ".join(f"seed {s} (95 % CI)" for s in seeds) + " | drop per decade of steps |",
+             "|---|---:|---:|---:|---:|" + "---:|" * len(seeds) + "---:|"]
+    for p in points:
+        label = short_steps(p["at"]) + (f" (end of stage {ends.index(p['at']) + 1})"
+                                         if p["stage_end"] else "")
+        if not p["measured"]:
+            mean = PENDING
+        else:
+            mean = _range(p["gap_mean"], p["gap_min"], p["gap_max"], digits, p["measured"] == 1)
+            mean = f"**{mean}**" if p["complete"] else \
+                f"{mean}; {p['measured']} of {len(seeds)} seeds"
+        cpu = _range(p["cpu_hours_mean"], p["cpu_hours_min"], p["cpu_hours_max"], 2,
+                     p["measured"] == 1) if p["measured"] else PENDING
+        wall = f"{p['wall_hours_mean']:.2f}" if p["wall_hours_mean"] is not None else \
+            ("—" if p["measured"] else PENDING)
+        steps = f"{p['timesteps']:,}" if p["timesteps"] is not None else PENDING
+        drop = f"{p['drop_per_decade']:.{digits}f}" if p["drop_per_decade"] is not None else ""
+        cells = [label, steps, cpu, wall, mean,
+                 *(_seed_cell(p["seeds"][str(s)], digits) for s in seeds), drop]
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
+def scaling_markdown(games: Sequence[Mapping], command: str, eval_games: int,
+                     steps_scale: float) -> str:
+    """The page (see the module doc); ``games`` as :func:`point_summaries` takes them."""
+    def seeds(g: Mapping) -> str:
+        return ("seeds " if len(g["seeds"]) > 1 else "seed ") + ", ".join(map(str, g["seeds"]))
+
+    lines = ["# Scaling curve of structured PPO", "",
+             f"Generated by `{command}`. Do not edit by hand.", "",
+             "How the exact gap of the structured PPO policy falls with training. Each run is "
+             "a game's committed recipe (`agents/training/ppo/stages.json`: the structured "
+             f"policy, the faster trainer) with every stage at {steps_scale:g} times its steps, "
+             "from one training seed: "
+             + "; ".join(f"{g['game']} from {seeds(g)}, stages ending at "
+                         + ", ".join(f"{e:,}" for e in g["stage_ends"]) + " steps"
+                         for g in games)
+             + ". Each run keeps its model at about six points on a log scale of steps (and at "
+             "the end of every stage; a point is taken at the first update at or past it), and "
+             "each is measured as soon as it is written by its exact per-decision regret over "
+             f"{eval_games:,} selection games (evaluation seed {SELECTION_SEED}; the games that "
+             "choose a committed seed, `results/ppo_recipe_seeds.md`), in the game's unit "
+             "(lower is better). Training time is the run's learning curve's: the CPU time of "
+             "its one torch thread (what it takes alone on one core) and the wall-clock. The "
+             "runs advance stage by stage across sessions (`dice-env scaling --max-minutes N`, "
+             "then commit `agents/models/carry/scaling/`); a point not measured yet is "
+             f"*{PENDING}*, never estimated.", ""]
+    for g in games:
+        points = point_summaries(g)
+        lines += [f"## {g['game']} (training {seeds(g)})", "",
+                  f"The gap in {g['unit']} against training steps and CPU hours; the drop per "
+                  "decade is the mean gap's fall from the previous point measured with every "
+                  "seed, per factor 10 of steps.", "", *_table(g, points), "",
+                  f"**Where it flattens.** {flattening(points, g['unit'], g['digits'])}", ""]
+    return "\n".join(lines)
+
+
+def scaling_json(games: Sequence[Mapping], command: str, eval_games: int,
+                 steps_scale: float) -> dict:
+    """The page's numbers: per game its seeds, stage ends, point summaries, statement and
+    measured rows."""
+    return {"command": command, "eval_games": eval_games, "steps_scale": steps_scale,
+            "selection_seed": SELECTION_SEED,
+            "games": {g["game"]: {"seeds": list(g["seeds"]), "stage_ends": list(g["stage_ends"]),
+                                  "unit": g["unit"], "points": (p := point_summaries(g)),
+                                  "statement": flattening(p, g["unit"], g["digits"]),
+                                  "rows": list(g["rows"])}
+                      for g in games}}
