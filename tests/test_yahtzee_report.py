@@ -58,8 +58,8 @@ def test_report_on_a_few_games_writes_every_column(tmp_path, monkeypatch, capsys
         if not line.startswith("|"):
             break
         rows.append(_cells(line))
-    assert [len(r) for r in rows] == [len(COLUMNS)] * 4
-    optimum, heuristic, pape, yahtzotron = rows
+    assert [len(r) for r in rows] == [len(COLUMNS)] * 5
+    optimum, heuristic, pape, yahtzotron, dutschke = rows
     assert optimum[0].startswith("optimum") and "exact **254.5877**" in optimum[3]
     assert optimum[7].startswith("**0.00**")
     assert heuristic[0].startswith("heuristic") and heuristic[2] == "30"
@@ -67,6 +67,7 @@ def test_report_on_a_few_games_writes_every_column(tmp_path, monkeypatch, capsys
     assert all(c.endswith(" %") for r in (optimum, heuristic) for c in (r[5], r[6]))
     assert pape[4] == "241.78" and pape[5] == "24.9 %" and pape[6] == "34.1 %"
     assert "arxiv.org/abs/2601.00007" in table and "github.com/dionhaefner/yahtzotron" in table
+    assert dutschke[2] == "100" and dutschke[3] == "241.60" and "github.com/markusdutschke" in table
     assert f"({REPORT_SEED:,}, *i*)" in table
     data = json.loads((out / "yahtzee.json").read_text())
     assert data["seed"] == REPORT_SEED and [r["player"] for r in data["rows"]] == [
@@ -171,11 +172,12 @@ def test_recipe_seeds_are_chosen_on_the_selection_games_and_reported_on_the_othe
     committed.write_bytes(b"committed")
     sha = hashlib.sha256(b"committed").hexdigest()
     earlier_table = tmp_path / "ppo_recipe_seeds.json"
+    stages = {GAME: [{"timesteps": 10158080}, {"timesteps": 30015488}]}
     earlier_table.write_text(json.dumps({GAME: [
         {"seed": s, "timesteps": 30015488, "eval_games": 8, "gap": g, "ci": [g - 1, g + 1],
          "unit": "points", "value": 254 - g, "train_seconds": 60.0,
+         "recipe": ppo_recipe.recipe_digest(stages[GAME]),
          "sha256": sha if s == 2 else "other"} for s, g in ((1, 5.0), (2, 6.5))]}))
-    stages = {GAME: [{"timesteps": 10158080}, {"timesteps": 30015488}]}
     earlier = ppo_recipe.earlier_rows(earlier_table, stages, 8)
     assert set(earlier[GAME]) == {1, 2}
     assert ppo_recipe.earlier_rows(earlier_table, stages, 9) == {}

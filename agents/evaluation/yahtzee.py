@@ -38,7 +38,7 @@ GAMES = 100_000
 #: games per player for the exact gap (the first of the same games)
 REGRET_GAMES = 2_000
 #: our players, in the table's order (registered names of :func:`agents.make`)
-PLAYERS = ("optimal", "ppo", "learned-value", "heuristic")
+PLAYERS = ("optimal", "ppo", "ppo-pure", "learned-value", "heuristic")
 
 #: The published agents' own figures (``None``: not published; approximate figures in
 #: ``*_text``).  Sources checked 2026-12; nothing here is measured by us.
@@ -60,6 +60,16 @@ PUBLISHED: tuple[dict, ...] = (
      "note": "A2C through self-play; \"average scores are around 240 ... just 5-10 points "
              "below perfect play\" (README), \"about 5% below perfect play\" (blog); its "
              "Yahtzee rules score a Yahtzee as a Joker in any box (free Joker)"},
+    {"player": "MLP Q-learner (Dutschke)",
+     "source": "M. Dutschke, yahtzee (Q-learning with scikit-learn's MLPRegressor), README of "
+               "github.com/markusdutschke/yahtzee",
+     "url": "https://github.com/markusdutschke/yahtzee",
+     "games": 100, "mean": 241.6, "median": None, "upper_bonus_rate": None,
+     "yahtzee_rate": None, "optimum": 245.87,
+     "note": "\"PlayerAI_full_v2: 241.6 +/- 40.7\" (the spread of 100 test games' scores, so "
+             "the mean's 95 % interval is about ±8); the optimum it compares with is "
+             "Holderied's 245.9, the optimum without the Yahtzee bonus and Joker (our "
+             "yahtzee-no-bonus, 245.8708), so its rules are not yahtzee-official's"},
 )
 
 
