@@ -480,8 +480,9 @@ def test_ppo_recipe_seeds_keeps_finished_seeds_for_later_sessions(tmp_path, monk
               "--run-root", str(tmp_path / "runs"), "--keep", str(kept)]
     rows = ppo_recipe_seeds.main([*common, "--seeds", "0", "1", "--out",
                                   str(tmp_path / "out")])["penta"]
+    recipe = ppo_recipe.recipe_digest(json.loads(stages.read_text())["penta"])
     for seed in (0, 1):
-        folder = kept / f"penta-seed{seed}"
+        folder = kept / f"penta-seed{seed}-{recipe}"
         assert {p.name for p in folder.iterdir()} == {"final.zip", "eval.csv",
                                                        "recipe_seed.json"}
     shutil.rmtree(tmp_path / "runs")  # the next session: no run folders
@@ -494,7 +495,8 @@ def test_ppo_recipe_seeds_keeps_finished_seeds_for_later_sessions(tmp_path, monk
                                    "--out", str(tmp_path / "again")])["penta"]
     assert again == rows and all(r["recipe"] == rows[0]["recipe"] for r in again)
     exported = (tmp_path / "again" / "models" / "penta.zip").read_bytes()
-    assert exported in {(kept / f"penta-seed{s}" / "final.zip").read_bytes() for s in (0, 1)}
+    assert exported in {(kept / f"penta-seed{s}-{recipe}" / "final.zip").read_bytes()
+                        for s in (0, 1)}
 
     # the table's rows of this recipe are taken; under a changed recipe (same steps) they are not
     table = tmp_path / "again" / "ppo_recipe_seeds.json"

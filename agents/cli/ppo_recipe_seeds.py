@@ -81,6 +81,7 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> dict[
         TABLE,
         earlier_rows,
         export_median,
+        recipe_digest,
         run_recipe_seeds,
         write_table,
     )
@@ -139,7 +140,7 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> dict[
         for game, rs in rows.items():
             if game not in unfinished:
                 export_median(game, rs, len(stages[game]), args.run_root, models,
-                              committed[game], kept)
+                              committed[game], kept, recipe_digest(stages[game]))
     command = " ".join(["python scripts/ppo_recipe_seeds.py", *argv]).strip()
     print(f"written: {write_table(rows, out, command, args.eval_games, stages)}")
     return rows

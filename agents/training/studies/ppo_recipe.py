@@ -14,11 +14,12 @@ copies the median seed's model (never the best).
 
 Run folders are not kept forever (``runs/`` is not committed, and a session's machine is gone
 with it): each finished seed's model, learning curve and measurement are kept in the checkout's
-``agents/models/seeds/GAME-seed<S>/`` (:func:`keep_seed`; outside the wheel), which stands for
-the run folder when that is gone, so the seeds of one recipe can finish in different sessions.
-A seed with neither keeps the row an earlier run of the table measured for the same recipe
-(:func:`earlier_rows`), and the committed model of a game, when it holds the same bytes as the
-median seed's model, is measured on the report games in its place (:func:`report_committed`).
+``agents/models/seeds/GAME-seed<S>-<recipe>/`` (:func:`keep_seed`; outside the wheel), which
+stands for the run folder when that is gone, so the seeds of one recipe can finish in different
+sessions. A seed with neither keeps the row an earlier run of the table measured for the same
+recipe (:func:`earlier_rows`), and the committed model of a game, when it holds the same bytes
+as the median seed's model, is measured on the report games in its place
+(:func:`report_committed`).
 """
 
 from __future__ import annotations
@@ -60,26 +61,28 @@ def recipe_digest(stages: list[dict]) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def kept_model(game: str, seed: int, kept: Path) -> Path:
-    """Where :func:`keep_seed` keeps a seed's final model: ``kept/GAME-seed<S>/final.zip``."""
-    return Path(kept) / f"{game}-seed{seed}" / "final.zip"
+def kept_model(game: str, seed: int, kept: Path, recipe: str = "") -> Path:
+    """Where :func:`keep_seed` keeps a seed's final model:
+    ``kept/GAME-seed<S>-<recipe>/final.zip`` (``recipe``: :func:`recipe_digest` of the stages
+    it was trained by, so a seed of another recipe is never taken for this one's)."""
+    return Path(kept) / (f"{game}-seed{seed}" + (f"-{recipe}" if recipe else "")) / "final.zip"
 
 
 def final_model(game: str, seed: int, n_stages: int, run_root: Path,
-                kept: Path | None = None) -> Path:
+                kept: Path | None = None, recipe: str = "") -> Path:
     """The model a seed's recipe ends with: its last stage's ``final.zip``, or the kept copy
-    (:func:`keep_seed`) when the run folder has none and ``kept`` has one."""
+    (:func:`keep_seed`, of the same ``recipe``) when the run folder has none and ``kept`` has
+    one."""
     model = stage_dir(run_root, game, n_stages, seed) / "final.zip"
-    if not model.exists() and kept is not None and kept_model(game, seed, kept).exists():
-        return kept_model(game, seed, kept)
-    return model
+    copy = None if kept is None else kept_model(game, seed, kept, recipe)
+    return copy if not model.exists() and copy is not None and copy.exists() else model
 
 
-def keep_seed(game: str, seed: int, model: Path, kept: Path) -> Path:
+def keep_seed(game: str, seed: int, model: Path, kept: Path, recipe: str = "") -> Path:
     """Copy a finished seed's model, learning curve and measurement (``final.zip``,
-    ``eval.csv``, :data:`MEASURE_FILE`) into ``kept/GAME-seed<S>/`` (atomically); nothing to
-    do when ``model`` is that copy.  Returns the kept model's path."""
-    target = kept_model(game, seed, kept)
+    ``eval.csv``, :data:`MEASURE_FILE`) into ``kept/GAME-seed<S>-<recipe>/`` (atomically);
+    nothing to do when ``model`` is that copy.  Returns the kept model's path."""
+    target = kept_model(game, seed, kept, recipe)
     if Path(model).resolve() == target.resolve():
         return target
     for name in ("final.zip", "eval.csv", MEASURE_FILE):
@@ -234,16 +237,16 @@ def run_recipe_seeds(games: list[str], seeds: list[int], stages: dict[str, list[
     for game in games:
         rows[game] = []
         for seed in seeds:
-            model = final_model(game, seed, len(stages[game]), run_root, kept)
+            recipe = recipe_digest(stages[game])
+            model = final_model(game, seed, len(stages[game]), run_root, kept, recipe)
             left = None if deadline is None else (deadline - time.monotonic()) / 60
             if not model.exists() and train and (left is None or left > 0):
                 run_stages(game, stages[game], run_root, seed=seed, max_minutes=left,
                            threads=threads)
             if model.exists():
-                row = {**measure_seed(game, seed, model, eval_games),
-                       "recipe": recipe_digest(stages[game])}
+                row = {**measure_seed(game, seed, model, eval_games), "recipe": recipe}
                 if kept is not None:
-                    keep_seed(game, seed, model, kept)
+                    keep_seed(game, seed, model, kept, recipe)
             elif seed in earlier.get(game, {}):
                 row = dict(earlier[game][seed])
             else:
@@ -259,7 +262,7 @@ def run_recipe_seeds(games: list[str], seeds: list[int], stages: dict[str, list[
 
 def export_median(game: str, rows: list[dict], n_stages: int, run_root: Path,
                   models: Path, committed: Path | None = None,
-                  kept: Path | None = None) -> Path | None:
+                  kept: Path | None = None, recipe: str = "") -> Path | None:
     """Copy the median seed's model and learning curve to ``models/GAME.zip`` and
     ``GAME.eval.csv`` (atomically); returns the model's path.
 
@@ -267,7 +270,7 @@ def export_median(game: str, rows: list[dict], n_stages: int, run_root: Path,
     ``.eval.csv`` beside it) if that file holds the same bytes; ``models/GAME.zip`` already
     being that model is fine too; else nothing is exported (``None``, said on stderr)."""
     median = median_row(rows)
-    model = final_model(game, median["seed"], n_stages, run_root, kept)
+    model = final_model(game, median["seed"], n_stages, run_root, kept, recipe)
     curve = model.parent / "eval.csv"
     target = Path(models) / f"{game}.zip"
     if not model.exists():
