@@ -27,7 +27,8 @@ REQUIRED = [
     "agents/training/ppo/variants.json",
     "agents/training/ppo/configs/penta-structured.json", "agents/play/web/static/index.html",
 ]
-FORBIDDEN_PREFIXES = ("tests/", "scripts/", "results/", ".venv/", "runs/", ".ci/")
+FORBIDDEN_PREFIXES = ("tests/", "scripts/", "results/", ".venv/", "runs/", ".ci/",
+                      "agents/models/seeds/", "agents/models/carry/")
 
 
 def main(dist: Path) -> int:
