@@ -9,7 +9,8 @@ optimal decisions (:func:`agents.scorecard.turn_policy.follow_policy`) and the l
 ``g`` points into successor card ``c'`` carries ``E[(g + R')^2] = g^2 + 2 g E[R'] + E[R'^2]``.
 The same pass keeps the variance expected to remain after the next turn (what a player who
 watches this card will still not know then).
-About 500k states: a few minutes once, then cached beside the DP tables.
+About 500k states for Penta: seconds (a numba kernel as fast as a few of the DP's own passes,
+:mod:`agents.solvers.spread_kernels`), once, then cached beside the DP tables.
 
 :class:`ScoreMoments` answers ``mean``, ``std`` and ``std_after_turn`` of the points still to
 come for batches of cards (0 for full cards).
@@ -22,17 +23,22 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import numba
 import numpy as np
 
-from agents.scorecard.turn_policy import follow_policy, turn_leaves
 from agents.solvers import cache as C
+from agents.solvers import spread_kernels as SK
 from agents.solvers.scorecard_dp import ScorecardSolution, cache_key, load_or_solve_scorecard
-from dice_env.scorecard.rules import FIVE_OPEN, Rules
+from dice_env import dice as D
+from dice_env.scorecard.rules import FIVE_FIFTY, FIVE_OPEN, FIVE_ZERO, Rules
 
 __all__ = ["FORMAT_VERSION", "ScoreMoments", "load_or_compute_spread", "reachable_states"]
 
 #: Version of the spread table's format and meaning; part of the cache key.
 FORMAT_VERSION = 2
+
+_SUBKEEPS, _N_SUBKEEPS = SK.roll_subkeeps()
+_FRESH_PROB = np.ascontiguousarray(D.FRESH_ROLL_PROB, dtype=np.float64)
 
 
 @dataclass
@@ -108,56 +114,53 @@ def reachable_states(solution: ScorecardSolution, filled: int
     return open_[valid], np.concatenate(out_u)[valid], five[valid]
 
 
-def _compute(solution: ScorecardSolution, chunk: int = 2000, progress: bool = False
+def _compute(solution: ScorecardSolution, progress: bool = False
              ) -> tuple[np.ndarray, np.ndarray]:
+    """The second moment and the variance expected after the next turn of every reachable
+    turn-start state, one layer of the card at a time (the last box first), by the numba
+    kernel :func:`agents.solvers.spread_kernels.spread_layer` on the DP's own groups."""
     m = solution.model
     rules = solution.rules
-    second = np.full(solution.values.shape, np.nan)
-    after = np.full(solution.values.shape, np.nan)
-    moments = ScoreMoments(solution, second, after)
-    layers = range(m.n_boxes - 1, -1, -1)
+    V = solution.values
+    second = np.full(V.shape, np.nan)
+    after = np.full(V.shape, np.nan)
+    second[1:, -1, :] = 0.0  # every box filled: nothing more to come
+    after[1:, -1, :] = 0.0
+    tables = m.kernel_tables()
+    rest_index, n_boxes, five_box, ub_table, five_after = tables[:5]
+    reg_pts, reg_bonus, five_slot, jk_legal, jk_pts, jk_bonus, slot_table = tables[5:12]
+    roll_keep, children, parents, n_parents = tables[12:16]
     bar = None
     if progress:
         from agents.progress import progress_bar
 
-        bar = progress_bar(total=m.n_boxes, desc=f"score spread {rules.name}", unit="layer")
-    for filled in layers:
-        open_, upper, five = reachable_states(solution, filled)
-        for i in range(0, len(upper), chunk):
-            o, u, f = open_[i:i + chunk], upper[i:i + chunk], five[i:i + chunk]
-
-            def first(rows, o2, u2, f2, gain):
-                return gain + moments.mean(o2, u2, f2)
-
-            def second_leaf(rows, o2, u2, f2, gain):
-                mean = moments.mean(o2, u2, f2)
-                fs, rest, uu, done = moments._index(o2, u2, f2)
-                m2 = np.where(done, 0.0, second[fs, rest, uu])
-                return gain * gain + 2.0 * gain * mean + m2
-
-            def spread_after(rows, o2, u2, f2, gain):
-                mean = moments.mean(o2, u2, f2)
-                fs, rest, uu, done = moments._index(o2, u2, f2)
-                return np.where(done, 0.0, second[fs, rest, uu] - mean * mean)
-
-            leaves = turn_leaves(rules, o, u, f, first)
-            q = np.stack([turn_leaves(rules, o, u, f, second_leaf),
-                          turn_leaves(rules, o, u, f, spread_after)], axis=-1)
-            q[~np.isfinite(q)] = 0.0
-            _, e = follow_policy(leaves, q, rules.rolls_per_turn)
-            fs, rest, uu, _ = moments._index(o, u, f)
-            second[fs, rest, uu] = e[:, 0]
-            after[fs, rest, uu] = e[:, 1]
+        bar = progress_bar(total=m.n_states, desc=f"score spread {rules.name}", unit="state",
+                           unit_scale=True, leave=False)
+    try:
+        for g_fs, g_rest, g_full, n_states in m.layers:
+            n_chunks = max(1, min(len(g_fs), 8 * numba.get_num_threads()))
+            SK.spread_layer(g_fs, g_rest, g_full, n_chunks, V, second, after, m.u_lists,
+                            m.u_counts, rest_index, n_boxes, five_box, ub_table, five_after,
+                            reg_pts, reg_bonus, five_slot, jk_legal, jk_pts, jk_bonus,
+                            slot_table, roll_keep, children, parents, n_parents, _SUBKEEPS,
+                            _N_SUBKEEPS,
+                            _FRESH_PROB, rules.rolls_per_turn)
+            if m.merge_fifty_zero:
+                second[FIVE_ZERO] = second[FIVE_FIFTY]
+                after[FIVE_ZERO] = after[FIVE_FIFTY]
+            if bar is not None:
+                bar.update(n_states)
+    finally:
         if bar is not None:
-            bar.update(1)
-    if bar is not None:
-        bar.close()
+            bar.close()
+    second[1:, -1, :] = np.nan  # the stored tables leave the finished card out, as before
+    after[1:, -1, :] = np.nan
     return second, after
 
 
 def load_or_compute_spread(game: str | Rules, *, cache_dir: str | os.PathLike | None = None,
                            use_cache: bool = True, progress: bool = False) -> ScoreMoments:
-    """The :class:`ScoreMoments` of ``game``: computed once (a few minutes), then read from
+    """The :class:`ScoreMoments` of ``game``: computed once (seconds), then read from
     the cache (``$DICE_ENV_CACHE`` or the user cache folder, beside the DP tables)."""
     solution = load_or_solve_scorecard(game, cache_dir=cache_dir, use_cache=use_cache)
     rules = solution.rules

@@ -102,7 +102,7 @@ def build_parser(prog: str = "dice-web") -> argparse.ArgumentParser:
                    help="stop an inspection that runs longer than S seconds (default 120)")
     p.add_argument("--prepare", action="store_true",
                    help="solve every table the page can need (the advisor's, the optimal "
-                        "bots', the win probabilities'; up to an hour on two cores the first "
+                        "bots', the win probabilities'; a few minutes on two cores the first "
                         "time), with a progress bar on a terminal, then exit without serving; "
                         "without it, a game that needs a missing table starts its solving in "
                         "a worker and the page shows the progress")

@@ -8,10 +8,9 @@ key                        read by                                              
 =========================  ========================================================  ========
 ``penta/dp``               the advisor, the ``optimal`` bot, inspections of Penta     seconds
 ``dice-poker/dp``          the same for Dice Poker                                    seconds
-``penta/spread``           the advisor's chance of winning (a game with bots), the    minutes
+``penta/spread``           the advisor's chance of winning (a game with bots), the    seconds
                            ``win-value`` bot
-``dice-poker/spread``      the same for Dice Poker                                    tens of
-                                                                                      minutes
+``dice-poker/spread``      the same for Dice Poker                                    seconds
 ``penta/last-turn``        the same, in the last round (the exact distribution of     seconds
                            each last turn's gain; written by this module)
 ``dice-poker/last-turn``   the same for Dice Poker                                    seconds
@@ -96,15 +95,15 @@ LAST_TURN_FORMAT = 1
 TABLES: dict[str, TableSpec] = {s.key: s for s in (
     _spec("penta", "dp", "the optimal tables of Penta", 10),
     _spec("dice-poker", "dp", "the optimal tables of Dice Poker", 30),
-    _spec("penta", "spread", "the win-probability tables of Penta", 900),
-    _spec("dice-poker", "spread", "the win-probability tables of Dice Poker", 2400),
+    _spec("penta", "spread", "the win-probability tables of Penta", 30),
+    _spec("dice-poker", "spread", "the win-probability tables of Dice Poker", 90),
     _spec("penta", "last-turn", "the last-round win-probability tables of Penta", 30),
     _spec("dice-poker", "last-turn", "the last-round win-probability tables of Dice Poker",
           60),
     _spec("yatzy", "dp", "the optimal tables of Yatzy", 30),
     _spec("yacht", "dp", "the optimal tables of Yacht", 10),
-    _spec("yatzy", "spread", "the win-probability tables of Yatzy", 2400),
-    _spec("yacht", "spread", "the win-probability tables of Yacht", 600),
+    _spec("yatzy", "spread", "the win-probability tables of Yatzy", 60),
+    _spec("yacht", "spread", "the win-probability tables of Yacht", 30),
     _spec("yatzy", "last-turn", "the last-round win-probability tables of Yatzy", 60),
     _spec("yacht", "last-turn", "the last-round win-probability tables of Yacht", 30),
     _spec("fivethousand", "solo", "the optimal tables of solo 5000", 10),
