@@ -122,3 +122,16 @@ def test_random_agent_is_seedable_uniform_and_generic():
         a.act(None, np.zeros(5))
     with pytest.raises(ValueError, match="no legal action"):
         a.act_batch(None, np.zeros((2, 5)))
+
+
+def test_the_committed_pure_agent_plays_yahtzee_and_penta_says_how_to_train_its_own():
+    """``ppo-pure`` plays its committed Yahtzee model through whole games, every move legal
+    (the regret evaluation asks it every decision); Penta, with no committed pure model, gets
+    a FileNotFoundError that names the command that trains one."""
+    from agents.evaluation import optimality_gap
+
+    gap = optimality_gap(agents.make("ppo-pure", "yahtzee-official"), "yahtzee-official",
+                         games=4, seed=1, paired=False)
+    assert 0.0 <= gap.gap < 60.0 and int(np.sum(gap.decisions)) > 4 * 13
+    with pytest.raises(FileNotFoundError, match="penta-pure"):
+        agents.make("ppo-pure", "penta")
