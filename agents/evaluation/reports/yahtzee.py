@@ -20,7 +20,8 @@ LABELS = {
     "optimal": "optimum: exact DP (`agents.make(\"optimal\", \"yahtzee-official\")`)",
     "ppo": "structured PPO: the committed median seed (`agents/models/yahtzee-official.zip`)",
     "ppo-pure": "pure model-free PPO: only what a player sees at the table, no hand-made or "
-                "probability features, no shaping; one training seed, 30M steps so far "
+                "probability features, no shaping; one training seed, 50M steps "
+                "(30M at a constant learning rate, then 20M annealed) "
                 "(`agents.make(\"ppo-pure\", \"yahtzee-official\")`, "
                 "`agents/models/yahtzee-official-pure.zip`)",
     "learned-value": "learned value: a turn-start value network played by exact turn "
