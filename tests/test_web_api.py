@@ -502,6 +502,9 @@ class _NoJobs:
     def active(self):
         return list(self.jobs.values())
 
+    def all_jobs(self):
+        return list(self.jobs.values())
+
     async def wait(self, job, timeout):
         return False
 

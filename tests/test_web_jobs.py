@@ -13,9 +13,11 @@ pytest.importorskip("httpx")
 
 from test_web_api import _client  # noqa: E402  (one TestClient maker for the web tests)
 
+from agents.play.web import job_worker as W  # noqa: E402
 from agents.play.web import tables as T  # noqa: E402
 from agents.play.web.app import create_app  # noqa: E402
-from agents.play.web.jobs import Job, JobRunner, Progress, WorkFailed, _ProgressBar  # noqa: E402
+from agents.play.web.job_worker import _ProgressBar  # noqa: E402
+from agents.play.web.jobs import Job, JobRunner, Progress, WorkFailed  # noqa: E402
 from agents.play.web.players import allowed_agents  # noqa: E402
 
 
@@ -84,7 +86,8 @@ def test_jobs_run_in_a_worker_report_progress_and_share_a_key(runner):
     _wait(job)
     assert job.state == "done" and job.result == 5 and parts == [0, 1, 2, 3, 4]
     assert job.public() == {"job": job.id, "what": "counting", "progress": 1.0,
-                            "state": "done", "error": None, "estimated": False}
+                            "state": "done", "error": None, "estimated": False,
+                            "eta_seconds": 0.0}
     assert runner.get(job.id) is job and runner.latest("count") is job
     again = runner.submit("count", "counting", count_to, (2,))  # a finished key runs again
     assert again is not job and _wait(again).result == 2
@@ -135,10 +138,9 @@ def test_progress_stages_and_the_tqdm_stand_in():
     with report.stage(0.5, 1.0):
         report.fraction(0.5)  # throttled: within REPORT_EVERY of the last report? no: first
     assert sent[0] == ("progress", 0.75) and sent[-1] == ("progress", 1.0)
-    import agents.play.web.jobs as J
 
     sent.clear()
-    J._CURRENT = Progress(sent.append)
+    W._CURRENT = Progress(sent.append)
     try:
         bar = _ProgressBar(total=4, desc="solve", unit="layer")
         bar.set_postfix(change="1e-3")  # any other tqdm method is a no-op
@@ -146,7 +148,7 @@ def test_progress_stages_and_the_tqdm_stand_in():
             bar.update(1)
         bar.close()
     finally:
-        J._CURRENT = None
+        W._CURRENT = None
     assert sent[0] == ("progress", 0.25) and sent[-1] == ("progress", 1.0)
 
 
@@ -154,8 +156,77 @@ def test_an_estimate_is_marked():
     job = Job("id", "key", "a table", count_to, (), expected_seconds=100.0, state="running",
               started=time.monotonic() - 10)
     assert 0.09 < job.fraction() < 0.2 and job.public()["estimated"] is True
+    assert 80 < job.public()["eta_seconds"] <= 90  # the expected time, less the time spent
     job.progress, job.reported = 0.3, True
     assert job.fraction() == 0.3 and job.public()["estimated"] is False
+
+
+def test_progress_never_goes_back():
+    """Issue 46: the bar went from 0.344 back to 0.098.  A report below an earlier one (a
+    solver's second bar in one stage, or a later stage of build_table whose own bar starts at
+    0) and a report below the time-based estimate shown before are both clamped."""
+    sent: list[tuple] = []
+    report = Progress(sent.append)
+    with report.stage(0.0, 0.5):
+        report.fraction(0.7)
+        time.sleep(W.REPORT_EVERY)
+        report.fraction(0.2)  # a second bar starts at 0: nothing below 0.35 is sent
+    values = [x for _, x in sent]
+    assert values == sorted(values) and values[0] == 0.35 and values[-1] == 0.5
+    job = Job("id", "key", "a table", count_to, (), expected_seconds=10.0, state="running",
+              started=time.monotonic() - 5)
+    estimate = job.fraction()
+    assert 0.45 < estimate <= 0.95
+    job.progress, job.reported = 0.1, True  # the work's first report is below the estimate
+    assert job.fraction() == estimate and job.public()["progress"] == round(estimate, 4)
+    job.progress = 0.9
+    assert job.fraction() == 0.9
+
+
+def test_the_time_left_comes_from_the_time_spent_and_the_progress():
+    job = Job("id", "key", "a table", count_to, (), state="running",
+              started=time.monotonic() - 30)
+    job.progress, job.reported = 0.25, True  # a quarter in 30 s: about 90 s left
+    assert job.public()["eta_seconds"] == pytest.approx(90, abs=1)
+    job.progress = 0.001  # too little done to tell
+    job._shown = 0.0
+    assert job.public()["eta_seconds"] is None
+    queued = Job("id2", "key2", "a table", count_to, ())
+    assert queued.public()["eta_seconds"] is None and queued.public()["state"] == "queued"
+    late = Job("id3", "key3", "a table", count_to, (), expected_seconds=10.0,
+               state="running", started=time.monotonic() - 20)
+    assert late.public()["eta_seconds"] is None  # past its expected time, nothing reported
+
+
+def wait_for_file(path: str, *, report: Progress) -> str:
+    """Block until ``path`` exists (a table build that takes as long as a test wants)."""
+    import os
+
+    while not os.path.exists(path):
+        time.sleep(0.05)
+    return path
+
+
+def test_inspections_never_wait_behind_table_builds(tmp_path):
+    """Issue 46: two builds filled both workers and inspections sat queued for minutes.
+    Inspections have their own lane: with every build worker busy, one still runs."""
+    gate = tmp_path / "go"
+    with JobRunner(workers=1, grace=1.0) as runner:
+        builds = [runner.submit(f"table:{i}", "a table", wait_for_file, (str(gate),))
+                  for i in range(3)]
+        deadline = time.monotonic() + 60
+        while builds[0].state != "running" and time.monotonic() < deadline:
+            time.sleep(0.05)
+        inspection = runner.submit("inspect:x", "an inspection", count_to, (3,),
+                                   lane="inspect", priority=0)
+        assert _wait(inspection).result == 3
+        assert [b.state for b in builds] == ["running", "queued", "queued"]
+        listed = {j.id: j for j in runner.all_jobs()}
+        assert set(listed) == {inspection.id, *(b.id for b in builds)}
+        gate.touch()
+        assert [_wait(b).result for b in builds] == [str(gate)] * 3
+    with pytest.raises(ValueError, match="lane"):
+        JobRunner(workers=1).submit("k", "w", count_to, (1,), lane="elsewhere")
 
 
 # -- the tables ---------------------------------------------------------------------------------
@@ -291,6 +362,9 @@ class FakeRunner:
     def active(self):
         return [j for j in self.submitted if not j.done]
 
+    def all_jobs(self):
+        return list(self.submitted)
+
     async def wait(self, job, timeout):
         return job.done
 
@@ -303,10 +377,18 @@ def agents():
     return allowed_agents()
 
 
+@pytest.fixture(scope="module")
+def dice_poker_dp():
+    """Dice Poker's optimal tables, solved in this process into the suite's cache (once)."""
+    from agents.solvers.scorecard_dp import load_or_solve_scorecard
+
+    load_or_solve_scorecard("dice-poker")
+
+
 @pytest.fixture
-def cold(agents, tmp_path, monkeypatch):
+def cold(agents, tmp_path, monkeypatch, dice_poker_dp):
     """An app where Dice Poker's spread table is missing (its path points to an empty
-    folder), with a runner that runs nothing by itself."""
+    folder) and its optimal tables are ready, with a runner that runs nothing by itself."""
     runner = FakeRunner()
     app = create_app(agents, runner=runner)
     tables = app.state.tables
@@ -316,11 +398,12 @@ def cold(agents, tmp_path, monkeypatch):
 
 def test_a_game_that_needs_a_missing_table_is_answered_at_once_with_its_job(cold):
     client, runner, path = cold
-    body = {"game": "dice-poker", "opponents": ["heuristic"], "advisor": True}
+    body = {"game": "dice-poker", "opponents": ["win-value"]}  # the bot reads the spread
     r = client.post("/api/games", json=body)
     assert r.status_code == 202
     job = r.json()["preparing"]
-    assert set(job) == {"job", "what", "progress", "state", "error", "estimated"}
+    assert set(job) == {"job", "what", "progress", "state", "error", "estimated",
+                        "eta_seconds"}
     assert job["what"] == "the win-probability tables of Dice Poker"
     assert job["state"] == "queued" and job["progress"] == 0.0 and job["error"] is None
     assert client.post("/api/games", json=body).json()["preparing"]["job"] == job["job"]
@@ -334,7 +417,6 @@ def test_a_game_that_needs_a_missing_table_is_answered_at_once_with_its_job(cold
     assert moved.status_code == 409  # (not after the last roll) an answer, not a wait
     ready = client.get("/api/ready").json()
     assert not ready["ready"] and not ready["games"]["dice-poker"]["ready"]
-    assert ready["games"]["penta"]["ready"]
     assert [t["table"] for t in ready["building"]] == ["dice-poker/spread"]
     assert ready["building"][0]["job"]["job"] == job["job"]
     assert [j["job"] for j in ready["jobs"]] == [job["job"]]
@@ -348,12 +430,49 @@ def test_a_game_that_needs_a_missing_table_is_answered_at_once_with_its_job(cold
     assert client.get("/api/ready").json()["building"] == []
 
 
-def test_turning_the_advisor_on_may_need_a_table_too(cold):
+def test_the_advisor_against_bots_starts_at_once_and_says_what_it_waits_for(cold):
+    """Issue 46: the advisor's win-probability tables never hold a game up.  Until they are
+    ready it gives the expected-score advice, and the view's note says so; their build is
+    started in the background (and joined, not repeated)."""
+    client, runner, _ = cold
+    body = {"game": "dice-poker", "opponents": ["heuristic"], "advisor": True}
+    r = client.post("/api/games", json=body)
+    assert r.status_code == 201, r.text
+    state = r.json()["state"]
+    assert state["advice"]["options"] and state["advice"]["with_win"] is False
+    assert state["advice_note"] == ("Expected-score advice for now: the win-probability "
+                                    "tables of Dice Poker are waiting for a free worker.")
+    assert [j.args for j in runner.submitted] == [("dice-poker/spread",)]
+    job = runner.submitted[0]
+    job.state, job.started = "running", time.monotonic() - 10
+    job.progress, job.reported = 0.5, True  # half in 10 s: about 10 s left
+    shown = client.get(f"/api/games/{r.json()['id']}").json()["state"]
+    assert shown["advice_note"] == ("Expected-score advice for now: the win-probability "
+                                    "tables of Dice Poker are being built (about 10 s left).")
+    assert len(runner.submitted) == 1
+    listed = client.get("/api/jobs").json()
+    assert [(j["job"], j["state"]) for j in listed["jobs"]] == [(job.id, "running")]
+    assert listed["jobs"][0]["eta_seconds"] == pytest.approx(10, abs=1)
+    off = client.post(f"/api/games/{r.json()['id']}/advisor", json={"on": False})
+    assert off.status_code == 200 and off.json()["state"]["advice_note"] is None
+    job.state, job.error, job.finished = "failed", "MemoryError: out of memory", \
+        time.monotonic()
+    on = client.post(f"/api/games/{r.json()['id']}/advisor", json={"on": True})
+    assert on.status_code == 200 and on.json()["state"]["advice"]["options"]
+    assert on.json()["state"]["advice_note"].startswith(
+        "Expected-score advice only: the win-probability tables of Dice Poker could not be "
+        "built (MemoryError: out of memory)")
+
+
+def test_turning_the_advisor_on_may_need_a_table_too(cold, tmp_path, monkeypatch):
+    """The advisor's expected-score tables are waited for (202), as a new game's are."""
     client, runner, _ = cold
     game = client.post("/api/games", json={"game": "dice-poker", "opponents": ["heuristic"]})
-    assert game.status_code == 201
+    assert game.status_code == 201 and game.json()["state"]["advice_note"] is None
+    tables = client.app.state.tables
+    monkeypatch.setitem(tables.paths, "dice-poker/dp", tmp_path / "dp.table")
     r = client.post(f"/api/games/{game.json()['id']}/advisor", json={"on": True})
-    assert r.status_code == 202 and r.json()["preparing"]["what"].startswith("the win-prob")
+    assert r.status_code == 202 and r.json()["preparing"]["what"].startswith("the optimal")
     off = client.post(f"/api/games/{game.json()['id']}/advisor", json={"on": False})
     assert off.status_code == 200 and not off.json()["state"]["advisor"]
 

@@ -28,6 +28,25 @@ def test_small_load_run_through_the_command(command, capsys):
     assert "worst case" not in out
 
 
+def test_games_are_played_to_the_end_within_the_window(capsys):
+    """Issue 46: web-load ran 6 min 17 s for an 11.6 s window and reported "0 games played
+    to the end".  Each game now plays to its end (no request cap by default), the report says
+    how many did within the window and where the whole run's time went; a window that closes
+    stops the games where they are, and the replays alone go as far."""
+    assert cli.main(["web-load", "--games", "3", "--seed", "5", "--no-background", "--think",
+                     "0", "--window", "600"]) == 0
+    out = capsys.readouterr().out
+    assert "3 of 3 games played to the end within the 600 s window" in out
+    assert re.search(r"whole run: [0-9.]+ s \(setup [0-9.]+ s, the games [0-9.]+ s, the "
+                     r"replays alone [0-9.]+ s\)", out)
+    assert "errors: 0" in out and "same game played alone: 0" in out
+    from agents.play.web.load import load_test
+
+    closed = load_test(games=2, seed=5, window=1e-6)  # closed before the first move
+    assert closed.ok and closed.finished_games == 0 and closed.requests == 2
+    assert "0 of 2 games played to the end within the 1e-06 s window" in closed.lines()[0]
+
+
 def test_the_worst_case_at_a_tiny_size(capsys):
     """A cold build of the three-player 5000 table (minutes: still running when the games
     end) and a habits inspection behind three games; then SIGTERM."""

@@ -67,6 +67,15 @@ def win_advisor(rules: Rules, num_players: int) -> Any | None:
     return cached(("win", rules, int(num_players)), build)
 
 
+def has_win_model(rules: Rules) -> bool:
+    """Whether ``rules`` has a committed win-value model (the advisor's P(win) column).
+    Looked up by name (:func:`agents.paths.win_value_model`), without importing the
+    network's module: that imports torch, a second of a game's start."""
+    from agents.paths import win_value_model
+
+    return win_value_model(rules.name).is_file()
+
+
 def dice_text(dice: Sequence[int]) -> str:
     """``[1 3 3 5 6]``."""
     return "[" + " ".join(str(int(d)) for d in dice) + "]"
@@ -226,12 +235,16 @@ class ScorecardSession(PeopleAtTable):
             the registered players); a ``ValueError`` from it refuses the name.
         people: the names of the people at the screen, in seat order (checked by
             :func:`~agents.play.seats.check_people`; default: one person, ``you``).
+        defer_win: with the advisor on, do not build its P(win) player (whose score-spread
+            tables may have to be computed first): the advisor gives the expected-score
+            advice, :attr:`win_pending` says that the P(win) column waits, and
+            :meth:`attach_win` adds it once its tables are ready (the web app's games).
     """
 
     def __init__(self, rules: Rules, opponents: Sequence[str], seed: int | None = None,
                  advise: bool = False,
                  bot_factory: Callable[[str, str], Any] = make_bot,
-                 people: Sequence[str] | None = None) -> None:
+                 people: Sequence[str] | None = None, defer_win: bool = False) -> None:
         from dice_env.scorecard.match import MAX_PLAYERS
 
         humans = check_people(people)
@@ -253,6 +266,9 @@ class ScorecardSession(PeopleAtTable):
         self.table = ScorecardTable(rules, len(self.seats), dice)
         self.advisor: Any | None = None
         self.win_advisor: Any | None = None
+        self.defer_win = bool(defer_win)
+        #: the advisor waits for its P(win) player (:meth:`attach_win`)
+        self.win_pending = False
         #: the advisor's verdicts on each person's decisions, by seat
         self.logs = {seat: AdviceLog() for seat in self.people}
         self._decision = 0  # counts the people's decisions (the advice cache's key)
@@ -269,11 +285,24 @@ class ScorecardSession(PeopleAtTable):
         """Turn the advisor on (building it the first time) or off."""
         if not on:
             self.advisor = self.win_advisor = None
+            self.win_pending = False
             return
         if self.advisor is None:
             self.advisor = scorecard_advisor(self.rules)
             if len(self.seats) > 1:
-                self.win_advisor = win_advisor(self.rules, len(self.seats))
+                if self.defer_win:
+                    self.win_pending = has_win_model(self.rules)
+                else:
+                    self.win_advisor = win_advisor(self.rules, len(self.seats))
+
+    def attach_win(self) -> None:
+        """Add the advisor's P(win) player that :attr:`win_pending` waits for (its tables
+        must be ready: they are loaded now, once per process); the advice of the decision on
+        the table is computed again, with it."""
+        if self.win_pending and self.advisor is not None:
+            self.win_advisor = win_advisor(self.rules, len(self.seats))
+            self.win_pending = False
+            self._advice = None
 
     def over(self) -> bool:
         """Every card is full."""

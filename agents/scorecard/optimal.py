@@ -11,7 +11,7 @@ holds only the state-value table (about 0.8 MB for 13 boxes, 25 MB for 15).
 * :meth:`OptimalAgent.advise` -- every legal action of an env state dict with its expected
   final score;
 * :func:`simulate_optimal_games` -- many games at once on the pure game core, with the
-  statistics of ``dice-env optimal-report`` (:mod:`agents.evaluation.optimal_play`).
+  statistics of ``dice-env report optimal`` (:mod:`agents.evaluation.optimal_play`).
 """
 
 from __future__ import annotations
@@ -70,7 +70,8 @@ class OptimalAgent:
         self._model = solution.model
         self._tables = self._model.kernel_tables() + self._model.query_tables()
         self._bits = 1 << np.arange(self.rules.n_boxes, dtype=np.int64)
-        DP.warm_up_kernels(self._model, solver=False, queries=True)
+        # act() asks one decision at a time; batches (action_values) compile on first use
+        DP.warm_up_kernels(self._model, solver=False, queries=True, batched=False)
 
     def seed(self, seed: int | None = None) -> None:
         """Nothing to seed: the optimal player is deterministic (for the Agent protocol)."""

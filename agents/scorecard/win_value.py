@@ -49,7 +49,7 @@ from scipy.special import ndtr
 from torch import nn
 
 from agents.networks import mlp
-from agents.paths import committed_model
+from agents.paths import win_value_model
 from agents.scorecard.choice import act_batch_by_values, act_by_values
 from agents.scorecard.learned_value import n_features, state_features
 from agents.scorecard.model_file import ModelFile
@@ -89,7 +89,7 @@ _PRIOR_CLIP = 1e-6
 
 def default_model_path(rules: Rules) -> Path:
     """The committed ``win-value-<game>.pt`` (package data, :mod:`agents.paths`)."""
-    return committed_model(f"win-value-{rules.name}.pt")
+    return win_value_model(rules.name)
 
 
 # -- the network -------------------------------------------------------------------------------
@@ -306,7 +306,7 @@ class WinValueAgent:
             if not path.is_file():
                 raise FileNotFoundError(
                     f"no win-value model for {self.rules.name!r} at {path}; train one with "
-                    f"`python scripts/train_win_value.py {self.rules.name} --export {path}`")
+                    f"`dice-env train win-value {self.rules.name} --export {path}`")
             model, self.meta = WinValueModel.load(path)
         if model.rules.knobs() != self.rules.knobs():
             raise ValueError(f"the model is for {model.rules.name!r}, not {self.rules.name!r}")

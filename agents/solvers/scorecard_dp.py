@@ -330,11 +330,13 @@ def _prepare_model(rules: Rules) -> ScorecardModel:
 
 
 def warm_up_kernels(model: ScorecardModel, *, solver: bool = True,
-                    queries: bool = False) -> float:
+                    queries: bool = False, batched: bool = True) -> float:
     """Compile (or load from numba's on-disk cache) the kernels; returns the seconds spent.
 
-    ``solver``: the layer kernel of :func:`solve_scorecard`; ``queries``: the per-decision
-    kernels of :meth:`ScorecardSolution.action_values`.
+    ``solver``: the layer kernel of :func:`solve_scorecard`; ``queries``: the kernel of one
+    decision (what a player asks), and with ``batched`` also the batched kernels of
+    :meth:`ScorecardSolution.action_values` (a player that never asks for a batch leaves
+    them to their first use: they take longer to compile than the rest together).
     """
     t0 = time.perf_counter()
     V = np.zeros(model.value_shape)
@@ -343,13 +345,14 @@ def warm_up_kernels(model: ScorecardModel, *, solver: bool = True,
         K.solve_layer(empty, empty, empty, 1, V, model.u_lists, model.u_counts,
                       *model.kernel_tables(), _FRESH_PROB, model.rules.rolls_per_turn)
     if queries:
+        K.action_values_one(0, 0, 0, 0, 0, 0, V, *model.kernel_tables(), *model.query_tables(),
+                            np.zeros(N_ACTION_HOLDS + model.n_boxes))
+    if queries and batched:
         out = np.zeros((0, N_ACTION_HOLDS + model.n_boxes))
         K.action_values(empty, empty, empty, empty, empty, empty, V, *model.kernel_tables(),
                         *model.query_tables(), 1, out)
         K.action_values_serial(empty, empty, empty, empty, empty, empty, V,
                                *model.kernel_tables(), *model.query_tables(), out)
-        K.action_values_one(0, 0, 0, 0, 0, 0, V, *model.kernel_tables(), *model.query_tables(),
-                            np.zeros(N_ACTION_HOLDS + model.n_boxes))
     return time.perf_counter() - t0
 
 

@@ -1,6 +1,6 @@
 """The web front-end: a Starlette app for playing, and the inspect view of games.
 
-Started by ``dice-env web`` / ``dice-web`` / ``python scripts/web.py`` (:mod:`.server`).
+Started by ``dice-env web`` / ``dice-web`` (:mod:`.server`).
 The modules:
 
 * :mod:`.app` -- :func:`~.app.create_app`, the routes of the Play page and its JSON API;
@@ -17,8 +17,8 @@ The modules:
 * :mod:`.inspect_routes` -- the inspect view's page and API; :mod:`.inspect_work` -- its
   inspections, cached per seed;
   :mod:`.replay_page` -- that page as one self-contained HTML file;
-* :mod:`.load` -- the load test of ``dice-env web-load``; :mod:`.load_worst` -- its worst
+* :mod:`.load` -- the load test of ``dice-env bench web``; :mod:`.load_worst` -- its worst
   case (a cold build and an inspection behind the games, then SIGTERM);
-  :mod:`.screenshot` -- the pictures of the pages in ``docs/`` (``dice-env web-screenshot``);
+  :mod:`.screenshot` -- the pictures of the pages in ``docs/`` (``dice-env report screenshots``);
 * ``static/`` -- the pages, their scripts and styles (plain HTML, CSS, JS; no build step).
 """

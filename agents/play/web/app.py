@@ -9,19 +9,28 @@ Routes (every ``/api`` answer is JSON; an error is ``{"error": "one line"}`` wit
   with the jobs' progress (:func:`readiness`);
 * ``GET /api/config`` -- the games, the bots each one may seat, ``auto_seconds``;
 * ``POST /api/games`` ``{"game", "opponents"?, "seed"?, "advisor"?, "people"?}`` -- a new game
-  (``people``: the names of the people at the screen, pass and play):
-  201 ``{"id", "state", "frames"}``; 503 with ``Retry-After`` when ``max_games`` are live.
-  When the game needs a solved table that is not ready (:mod:`.tables`), the answer comes at
-  once: 202 ``{"preparing": JOB}`` -- the job building it, started now or joined -- and the
-  client polls ``GET /api/jobs/<id>`` and sends the same request again once it is done;
-* ``GET /api/jobs/{id}`` -- JOB: ``{"job", "what", "progress" (0 to 1), "state" ("queued",
-  "running", "done", "failed", "cancelled"), "error", "estimated"}`` (:mod:`.jobs`);
+  (``people``: the names of the people at the screen, pass and play, each of at most 24
+  characters): 201 ``{"id", "state", "frames"}``; 503 with ``Retry-After`` when ``max_games``
+  are live.  Every check of the request (the body, the people, the seats) comes before any
+  table is looked at: a request refused without the advisor is refused the same with it.
+  When the game's bots or the advisor's expected-score advice need a solved table that is
+  not ready (:mod:`.tables`), the answer comes at once: 202 ``{"preparing": JOB}`` -- the job
+  building it, started now or joined -- and the client polls ``GET /api/jobs/<id>`` and sends
+  the same request again once it is done.  The advisor's win-probability tables never hold a
+  game up: they are built in the background, and until they are ready the advisor gives the
+  expected-score advice and ``state["advice_note"]`` says so (null otherwise);
+* ``GET /api/jobs`` -- ``{"jobs": [JOB], "workers", "inspect_workers"}``: the jobs queued,
+  running and recently finished, oldest first;
+* ``GET /api/jobs/{id}`` -- JOB: ``{"job", "what", "progress" (0 to 1, never going back),
+  "state" ("queued", "running", "done", "failed", "cancelled"), "error", "estimated",
+  "eta_seconds" (about how long it still takes, or null)}`` (:mod:`.jobs`);
 * ``GET /api/games/{id}`` -- ``{"id", "state"}``;
 * ``POST /api/games/{id}/move`` -- a move (see :func:`~agents.play.web.validation.parse_move`):
   ``{"id", "state", "frames", "messages", "verdict"}``; an illegal move is a 409 naming the
   legal ones (``"legal": [...]``) and changes nothing;
 * ``POST /api/games/{id}/advisor`` ``{"on": bool}`` -- the advisor on or off: ``{"id",
-  "state"}`` (or 202 ``{"preparing": JOB}`` as above, when its tables are not ready);
+  "state"}`` (or 202 ``{"preparing": JOB}`` as above, when its expected-score tables are not
+  ready; its win-probability tables are built in the background, as above);
 * ``DELETE /api/games/{id}`` -- 204;
 * the inspect view's routes (:func:`agents.play.web.inspect_routes.inspect_routes`).
 
@@ -31,8 +40,10 @@ bots' decisions since, for the page to replay.
 
 Long work (solving tables, inspections) runs in the worker processes of a
 :class:`~agents.play.web.jobs.JobRunner`, never in the threads that answer requests; a game
-whose tables are ready never waits for another game's.  ``/api`` requests from other sites are
-refused, and at most ``max_requests`` are in progress at once (:mod:`.guard`).
+whose tables are ready never waits for another game's, and inspections have a worker of their
+own, never waiting behind a table build.  ``/api`` requests from other sites are refused, at
+most ``max_requests`` are in progress at once, a request of an HTTP version other than 1.0, 1.1
+and 2 is answered 505, and every 503 carries ``Retry-After`` (:mod:`.guard`).
 """
 
 from __future__ import annotations
@@ -41,6 +52,7 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
+from dataclasses import replace
 from typing import Any
 
 from starlette.applications import Starlette
@@ -59,11 +71,11 @@ from agents.games import resolve
 from agents.paths import package_data
 from agents.play.advisors import BUILD_LOCK
 from agents.play.seats import IllegalMove
-from agents.play.web.guard import OriginGuard, RequestLimit
+from agents.play.web.guard import HttpVersionGuard, OriginGuard, RequestLimit
 from agents.play.web.jobs import JobRunner, QueueFull
 from agents.play.web.players import WEB_GAMES, AgentFactory, allowed_agents, bot_names
 from agents.play.web.sessions import Entry, GameStore, StoreFull
-from agents.play.web.tables import TABLES, Tables
+from agents.play.web.tables import Tables
 from agents.play.web.validation import (
     MAX_OPPONENTS,
     ApiError,
@@ -85,12 +97,15 @@ LOCK_SECONDS = 30.0
 MAX_WAITING = 8
 #: Retry-After of a 503 when the job queue is full
 JOBS_RETRY_AFTER = 10
+#: Retry-After given to a 503 that names none
+DEFAULT_RETRY_AFTER = 1
 SECURITY_HEADERS = {"X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer",
                     "X-Frame-Options": "DENY"}
 
 
 class SecurityHeaders:
-    """ASGI middleware: :data:`SECURITY_HEADERS` on every response."""
+    """ASGI middleware: :data:`SECURITY_HEADERS` on every response, and ``Retry-After`` on
+    every 503 (:data:`DEFAULT_RETRY_AFTER` where the answer names none)."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -106,6 +121,8 @@ class SecurityHeaders:
                 for key, value in SECURITY_HEADERS.items():
                     if key not in headers:
                         headers[key] = value
+                if message["status"] == 503 and "retry-after" not in headers:
+                    headers["Retry-After"] = str(DEFAULT_RETRY_AFTER)
             await send(message)
 
         await self.app(scope, receive, send_with_headers)
@@ -171,6 +188,27 @@ def readiness(tables: Tables, runner: JobRunner) -> dict[str, Any]:
             "workers": runner.workers}
 
 
+class _SeatsChecked(Exception):
+    """Raised at the first bot of :func:`check_seats`'s trial game: the checks passed."""
+
+
+def check_seats(spec: NewGame) -> None:
+    """The game model's own checks of a new game's people and seats (``ValueError`` with
+    its message), run before any table is looked at: the game is built without the advisor
+    and stopped at its first bot, before anything is loaded (every family's game model checks
+    its people and seats before it builds a bot)."""
+    title, _ = WEB_GAMES[spec.game]
+    game = resolve(spec.game)
+
+    def stop(name: str, game_name: str) -> Any:
+        raise _SeatsChecked
+
+    try:
+        game.family.hook("web_game")(game, replace(spec, advisor=False), stop, 0.0, title)
+    except _SeatsChecked:
+        pass
+
+
 def _new_game(spec: NewGame, agents: Mapping[str, AgentFactory], auto_seconds: float) -> Any:
     """Build the game a checked request asks for (the bots from ``agents`` only): its
     family's web game (the ``"web_game"`` hook)."""
@@ -208,10 +246,10 @@ def create_app(agents: Mapping[str, AgentFactory] | None = None, *, auto_seconds
         max_requests: ``/api`` requests in progress at once (more: 503 with Retry-After).
         runner: the job runner (default: a new one); the app stops it when it shuts down
             (``app.state.runner.shutdown()`` does it by hand where there is no lifespan).
-        warm: at start-up, start the worker processes and build the missing late tables
-            (:mod:`.tables`), so that neither waits for a request (``dice-env web`` does; off,
-            the first job starts the workers, the first game that needs a late table its
-            build).
+        warm: at start-up, start the worker processes and build the missing expected-score
+            table of the menu's first game and the late tables (:mod:`.tables`), so that
+            neither waits for a request (``dice-env web`` does; off, the first job starts the
+            workers, the first game that needs a table its build).
     """
     from agents.play.web.inspect_routes import inspect_routes
 
@@ -238,6 +276,11 @@ def create_app(agents: Mapping[str, AgentFactory] | None = None, *, auto_seconds
 
     async def ready(request: Request) -> Response:
         return _json(readiness(tables, runner))
+
+    async def jobs(request: Request) -> Response:
+        return _json({"jobs": [j.public() for j in runner.all_jobs()],
+                      "workers": runner.workers,
+                      "inspect_workers": getattr(runner, "inspect_workers", 0)})
 
     async def job(request: Request) -> Response:
         found = runner.get(request.path_params["job_id"])
@@ -266,25 +309,46 @@ def create_app(agents: Mapping[str, AgentFactory] | None = None, *, auto_seconds
     def _full(exc: StoreFull) -> ApiError:
         return ApiError(503, str(exc), retry_after=exc.retry_after)
 
+    def _refresh(game: Any) -> None:
+        """The tables built since handed to ``game``'s players, and its advice note (in a
+        request thread: the first P(win) player of a game loads its tables)."""
+        game.advice_note = tables.attach(game.session)
+
+    def _view(game: Any) -> dict:
+        state = game.view()
+        state.setdefault("advice_note", None)  # (a family's view without the advisor note)
+        return state
+
+    def _prepare(spec: NewGame, advisor: bool) -> Any:
+        """The job of the first table the game must wait for (None: none), after starting
+        the builds of those it reads later."""
+        wait, later = tables.game_plan(spec.game, spec.opponents, advisor,
+                                       max(1, len(spec.people)))
+        preparing = _tables_job(wait)
+        if preparing is None:
+            tables.start(later)  # read from the last round on, or by the P(win) column
+        return preparing
+
     async def create(request: Request) -> Response:
         spec = parse_new_game(await read_json(request), WEB_GAMES, bots)
         try:
             store.check_room()
         except StoreFull as exc:
             raise _full(exc) from None
-        needs = tables.game_needs(spec.game, spec.opponents, spec.advisor,
-                                  max(1, len(spec.people)))
-        preparing = _tables_job([k for k in needs if not TABLES[k].late])
+        try:
+            await run_in_threadpool(check_seats, spec)
+        except ValueError as exc:
+            raise ApiError(400, str(exc)) from None
+        preparing = _prepare(spec, spec.advisor)
         if preparing is not None:
             return _preparing(preparing)
-        tables.start(k for k in needs if TABLES[k].late)  # read from the last round on
 
         def build() -> tuple[Any, list[dict], dict]:
             with BUILD_LOCK:  # loads (never solves: the tables are ready) one at a time
                 game = _new_game(spec, agents, auto_seconds)
-            tables.attach(game.session)
+            _refresh(game)
             frames = game.bot_frames(start=True)
-            return game, frames, game.view()  # (the view computes the advice: not in the loop)
+            return game, frames, _view(game)  # (the view computes the advice: not in the loop)
 
         try:
             game, frames, state = await run_in_threadpool(build)
@@ -300,8 +364,13 @@ def create_app(agents: Mapping[str, AgentFactory] | None = None, *, auto_seconds
 
     async def show(request: Request) -> Response:
         entry = _entry(request)
+
+        def work() -> dict:
+            _refresh(entry.game)  # the P(win) column or a last-turn table ready since
+            return _view(entry.game)
+
         async with _locked(entry):
-            state = await run_in_threadpool(entry.game.view)
+            state = await run_in_threadpool(work)
         return _json({"id": request.path_params["game_id"], "state": state})
 
     async def move(request: Request) -> Response:
@@ -310,9 +379,10 @@ def create_app(agents: Mapping[str, AgentFactory] | None = None, *, auto_seconds
         checked = parse_move(body, entry.game.moves, entry.game.n_boxes)
 
         def work() -> dict:
-            tables.attach(entry.game.session)  # a last-turn table built since
+            _refresh(entry.game)  # a last-turn table ready since, before the bots play
             result = entry.game.move(checked)
-            return {**result, "state": entry.game.view()}
+            _refresh(entry.game)  # the P(win) column ready since
+            return {**result, "state": _view(entry.game)}
 
         try:
             async with _locked(entry):
@@ -329,17 +399,14 @@ def create_app(agents: Mapping[str, AgentFactory] | None = None, *, auto_seconds
         on = parse_advisor(await read_json(request))
         spec = entry.spec
         if on and spec is not None:
-            needs = tables.game_needs(spec.game, spec.opponents, True,
-                                      max(1, len(spec.people)))
-            preparing = _tables_job([k for k in needs if not TABLES[k].late])
+            preparing = _prepare(spec, True)
             if preparing is not None:
                 return _preparing(preparing)
-            tables.start(k for k in needs if TABLES[k].late)
 
         def work() -> dict:
             entry.game.set_advisor(on)
-            tables.attach(entry.game.session)
-            return entry.game.view()
+            _refresh(entry.game)
+            return _view(entry.game)
 
         async with _locked(entry):
             state = await run_in_threadpool(work)
@@ -369,7 +436,7 @@ def create_app(agents: Mapping[str, AgentFactory] | None = None, *, auto_seconds
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         if warm:
             runner.start()
-            tables.warm_up()
+            tables.warm_up(next(iter(WEB_GAMES)))
         try:
             yield
         finally:  # the server stops: so do the workers, whatever they are doing
@@ -381,6 +448,7 @@ def create_app(agents: Mapping[str, AgentFactory] | None = None, *, auto_seconds
         Route("/api/health", health),
         Route("/api/ready", ready),
         Route("/api/config", config),
+        Route("/api/jobs", jobs, methods=["GET"]),
         Route("/api/jobs/{job_id}", job, methods=["GET"]),
         Route("/api/games", create, methods=["POST"]),
         Route("/api/games/{game_id}", show, methods=["GET"]),
@@ -390,7 +458,7 @@ def create_app(agents: Mapping[str, AgentFactory] | None = None, *, auto_seconds
         *inspect_routes(agents, runner=runner, tables=tables, time_limit=inspect_seconds),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    middleware = [Middleware(SecurityHeaders)]
+    middleware = [Middleware(SecurityHeaders), Middleware(HttpVersionGuard)]
     if allowed_hosts:
         middleware.append(Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts)))
     middleware += [Middleware(OriginGuard), Middleware(RequestLimit, limit=max_requests)]

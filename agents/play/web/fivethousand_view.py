@@ -78,6 +78,9 @@ class FiveThousandWebGame:
         self.session = session
         self.title = title
         self.verdict: dict | None = None
+        #: a note on the advice (one line, set by the app), or None: 5000's advisor has no
+        #: tables built in the background, so it stays None
+        self.advice_note: str | None = None
 
     @property
     def n_boxes(self) -> int:
@@ -148,6 +151,7 @@ class FiveThousandWebGame:
             # the note of a table of four or more (the 3-player one is about the first solve)
             "advisor_note": s.advisor_note() if s.advising and len(s.names) > 3 else None,
             "advice": None, "verdict": self.verdict,
+            "advice_note": self.advice_note if s.advising else None,
             "winner": s.names[g.winner] if g.winner >= 0 else None,
             "summary": self._summary() if over else None,
         }

@@ -10,10 +10,16 @@ requests at once, slow clients timed out.
   tests) pass.
 * :class:`RequestLimit` -- at most ``limit`` ``/api`` requests in progress; one more is a 503
   with ``Retry-After``.
+* :class:`HttpVersionGuard` -- a request line of an HTTP version other than 1.0, 1.1 and 2
+  (``HTTP/9.9``) is answered 505.
 * :func:`timed_protocol` -- uvicorn's h11 protocol with a time limit on a request's head: a
   connection that has not sent a whole request head ``seconds`` after it opened (or after its
-  last answer) is closed.  Bodies have their own limit (:func:`agents.play.web.validation.
-  read_json`); uvicorn closes idle keep-alive connections itself.
+  last answer) is closed; and with ``max_connections``, the server's connection limit: past
+  it, a request is answered 503 with ``Retry-After`` and a JSON reason (uvicorn's own limit
+  answers every request, the health check included, with a plain-text 503), while the health
+  and readiness checks (:data:`OPEN_PATHS`) are still answered.  Bodies have their own limit
+  (:func:`agents.play.web.validation.read_json`); uvicorn closes idle keep-alive connections
+  itself.
 """
 
 from __future__ import annotations
@@ -25,10 +31,15 @@ from urllib.parse import urlsplit
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-__all__ = ["OPEN_PATHS", "OriginGuard", "RequestLimit", "cross_origin_reason", "timed_protocol"]
+__all__ = ["HTTP_VERSIONS", "OPEN_PATHS", "HttpVersionGuard", "OriginGuard", "RequestLimit",
+           "cross_origin_reason", "timed_protocol"]
 
 #: ``/api`` paths any client may call (liveness and readiness checks: they cost nothing)
 OPEN_PATHS = ("/api/health", "/api/ready")
+#: the HTTP versions answered (as ASGI spells them); another is a 505
+HTTP_VERSIONS = ("1.0", "1.1", "2")
+#: Retry-After of a 503 at the connection limit, in seconds
+BUSY_RETRY_AFTER = 1
 _ALLOWED_FETCH_SITES = ("same-origin", "none")
 _DEFAULT_PORTS = {"http": "80", "https": "443"}
 
@@ -129,17 +140,64 @@ class RequestLimit:
             self.in_flight -= 1
 
 
-def timed_protocol(seconds: float) -> type:
+class HttpVersionGuard:
+    """ASGI middleware: a request of an HTTP version outside :data:`HTTP_VERSIONS` is
+    answered 505 with ``{"error": reason}`` (h11 parses any ``HTTP/d.d`` request line)."""
+
+    def __init__(self, app: ASGIApp, versions: Sequence[str] = HTTP_VERSIONS) -> None:
+        self.app = app
+        self.versions = tuple(versions)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            version = str(scope.get("http_version", "1.1"))
+            if version not in self.versions:
+                await _send_json(send, 505, {
+                    "error": f"HTTP version {version[:10]} is not supported; use HTTP/1.1 "
+                             "(or 1.0, or 2)"}, [(b"connection", b"close")])
+                return
+        await self.app(scope, receive, send)
+
+
+class _ConnectionLimit:
+    """The app of one connection past the server's connection limit: a 503 with
+    ``Retry-After`` (the health and readiness checks pass)."""
+
+    def __init__(self, app: ASGIApp, protocol: Any, limit: int) -> None:
+        self.app = app
+        self.protocol = protocol
+        self.limit = int(limit)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        p = self.protocol
+        over = len(p.connections) >= self.limit or len(p.tasks) > self.limit
+        if over and scope["type"] == "http" and scope.get("path") not in OPEN_PATHS:
+            await _send_json(send, 503, {
+                "error": f"the server is busy ({len(p.connections)} connections open); try "
+                         f"again in {BUSY_RETRY_AFTER} s"},
+                [(b"retry-after", str(BUSY_RETRY_AFTER).encode()), (b"connection", b"close")])
+            return
+        await self.app(scope, receive, send)
+
+
+def timed_protocol(seconds: float, max_connections: int | None = None) -> type:
     """uvicorn's h11 protocol class, closing a connection that has not sent a complete request
     head within ``seconds`` of opening or of its last answer (pass it as ``http=`` to
-    ``uvicorn.Config``)."""
+    ``uvicorn.Config``, without uvicorn's ``limit_concurrency``).  With ``max_connections``,
+    a request that arrives while that many connections are open (or requests running) is
+    answered 503 with ``Retry-After``, except the health and readiness checks."""
     from uvicorn.protocols.http.h11_impl import H11Protocol
 
     class HeadTimeoutProtocol(H11Protocol):
-        """H11Protocol with a time limit on each request head."""
+        """H11Protocol with a time limit on each request head (and the connection limit)."""
 
         head_seconds = float(seconds)
         _head_timer: Any = None
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            if max_connections is not None:
+                self.app = _ConnectionLimit(self.app, self, max_connections)
 
         def _arm(self) -> None:
             self._disarm()

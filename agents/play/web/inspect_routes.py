@@ -14,8 +14,11 @@ checked (numbers: ASCII digits, within bounds); anything else is answered ``400`
 line of JSON, ``{"error": ...}``.
 
 Habits are cached per seed (:mod:`.inspect_work`): a range reuses every seed an earlier range
-computed.  With a :class:`~agents.play.web.jobs.JobRunner` (the app's), inspections run in its
-worker processes, one never blocking another request, each stopped at ``time_limit`` seconds;
+computed, and a single seed's inspection is kept once done (asked again, it is answered from
+there: no new job).  An agent that does not play the game is refused (400) before any job.
+With a :class:`~agents.play.web.jobs.JobRunner` (the app's), inspections run in the worker
+processes of its inspection lane -- never waiting behind a table build -- one never blocking
+another request, each stopped at ``time_limit`` seconds;
 an answer not ready within :data:`QUICK_WAIT` seconds -- or one that needs a solved table
 first -- is a 202 ``{"preparing": JOB}``: poll ``GET /api/jobs/<id>``, then ask again.  An
 inspection stopped at its time limit is answered 504 with a message that says so.  Without a
@@ -240,16 +243,27 @@ class _InspectService:
 
     async def _submit(self, key: str, what: str, fn: Callable, args: tuple,
                       **kwargs: Any) -> Job:
+        """The job of ``key``, in the runner's inspection lane (never behind a table
+        build)."""
         try:
-            return self.runner.submit(key, what, fn, args, time_limit=self.time_limit, **kwargs)
+            return self.runner.submit(key, what, fn, args, time_limit=self.time_limit,
+                                      lane="inspect", **kwargs)
         except QueueFull as exc:
             raise Busy(str(exc)) from None
+
+    def check_plays(self, name: str, game: str) -> None:
+        """A 400 now, before any job, for an agent that does not play ``game``."""
+        if game not in self.plays(name):
+            raise BadRequest(f"agent {name!r} does not play {game}; it plays "
+                             f"{', '.join(self.plays(name)) or 'none of these games'}")
 
     # -- answers -------------------------------------------------------------------------------
     async def inspect(self, p: dict[str, str]) -> Response:
         name, game, seed = self.agent_name(p["agent"]), self.game_name(p["game"]), \
             self.seed(p["seed"])
         other = self.agent_name(p["agent2"]) if p.get("agent2") else None
+        for agent in (name, other) if other else (name,):
+            self.check_plays(agent, game)
         key = ("inspect", name, other, game, seed)
         found = self.cached(key)
         if found is not None:
@@ -265,6 +279,10 @@ class _InspectService:
             self.keep(key, out)
             return JSONResponse(out)
         job_key = f"inspect:{name}:{other}:{game}:{seed}"
+        finished = self.runner.latest(job_key)
+        if finished is not None and finished.state == "done":  # asked again once it is done
+            self.keep(key, finished.result)
+            return JSONResponse(finished.result)
         failed = self._recent_failure(job_key)
         if failed is not None:
             return self.failure(failed)
@@ -290,6 +308,7 @@ class _InspectService:
     async def habits(self, p: dict[str, str]) -> Response:
         name, game = self.agent_name(p["agent"]), self.game_name(p["game"])
         seeds = self.seed_range(p["seeds"], self.inspector(game).games_per_seed())
+        self.check_plays(name, game)
         fragments = self.seeds.get(name, game, seeds)
         missing = [s for s in seeds if s not in fragments]
         if missing and self.runner is None:

@@ -12,9 +12,15 @@ in the threads that answer requests.  It submits a :class:`Job` to the server's
   order.
 * **Shared**: a job has a key (``"table:dice-poker/spread"``); submitting a key that is queued
   or running joins that job.
+* **Lanes**: table builds and other long work run in the ``workers`` slots of the ``"build"``
+  lane; inspections (``lane="inspect"``) in ``inspect_workers`` slots of their own, so that
+  an inspection never waits behind a table build.
 * **Progress**: the work reports its fraction done (:class:`Progress`, which also stands in
   for the solvers' ``tqdm`` bars in a worker); work that cannot tell gets a time-based estimate
-  from its ``expected_seconds``, marked ``"estimated": true``.
+  from its ``expected_seconds``, marked ``"estimated": true``.  The progress shown never goes
+  back (a later stage, or a report below an earlier estimate, is clamped to the highest value
+  shown so far), and ``eta_seconds`` estimates the time left from the time spent and the
+  progress (None while it cannot tell).
 * **Stoppable**: a job past its ``time_limit``, a cancelled job and every job at
   :meth:`JobRunner.shutdown` have their worker process terminated (``SIGTERM``, which the
   worker turns into ``SystemExit`` so that the atomic writes of :mod:`dice_env.io` remove their
@@ -32,14 +38,15 @@ import multiprocessing
 import os
 import queue
 import secrets
-import signal
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from agents.play.web.job_worker import Progress, WorkFailed, _one_line, _worker_main
 
 __all__ = ["Job", "JobRunner", "Progress", "QueueFull", "WorkFailed"]
 
@@ -47,17 +54,15 @@ STATES = ("queued", "running", "done", "failed", "cancelled")
 FINISHED = ("done", "failed", "cancelled")
 #: a time-based estimate never claims more than this
 MAX_ESTIMATE = 0.95
-#: progress messages a worker sends at most this often (seconds)
-REPORT_EVERY = 0.25
+#: the lanes of a runner: table builds (and other work), and inspections
+LANES = ("build", "inspect")
+#: no time estimate below this fraction done or this many seconds of work (too noisy)
+ETA_MIN_PROGRESS = 0.01
+ETA_MIN_SECONDS = 1.0
 
 
 class QueueFull(Exception):
     """Too many jobs queued or running: try again later."""
-
-
-class WorkFailed(Exception):
-    """Raised by a job's work for a failure the requester caused (an agent that cannot play
-    a game, ...): the job fails with this message, shown to the person as it is."""
 
 
 @dataclass(eq=False)
@@ -75,6 +80,9 @@ class Job:
         timed_out: it was stopped at its time limit.
         requester_error: it failed because of the request (:class:`WorkFailed`).
         result: what the work returned (``done`` only).
+        lane: ``"build"`` or ``"inspect"`` (the slots that run it).
+        threads: the threads of its parallel kernels (None: the runner's ``threads``); a
+            table a person waits for gets every core.
     """
 
     id: str
@@ -98,6 +106,9 @@ class Job:
     started: float | None = None
     finished: float | None = None
     cancel_requested: bool = False
+    lane: str = "build"
+    threads: int | None = None
+    _shown: float = field(default=0.0, repr=False)
     _waiters: list = field(default_factory=list, repr=False)
 
     @property
@@ -111,162 +122,46 @@ class Job:
         return self.state in ("queued", "running") and not self.reported
 
     def fraction(self) -> float:
-        """Progress from 0 to 1 (a time-based estimate while the work reports none)."""
+        """Progress from 0 to 1 (a time-based estimate while the work reports none), never
+        below what it said before."""
         if self.state == "done":
             return 1.0
         if self.reported or self.state != "running" or not self.expected_seconds:
-            return self.progress
-        elapsed = time.monotonic() - (self.started or time.monotonic())
-        return min(MAX_ESTIMATE, elapsed / self.expected_seconds)
+            value = self.progress
+        else:
+            value = min(MAX_ESTIMATE, self.elapsed() / self.expected_seconds)
+        self._shown = max(self._shown, value)
+        return self._shown
+
+    def elapsed(self) -> float:
+        """Seconds it has run (0 while queued)."""
+        if self.started is None:
+            return 0.0
+        return (self.finished if self.finished is not None else time.monotonic()) - self.started
+
+    def eta(self) -> float | None:
+        """Seconds left, about: 0 once done; while running, from the time spent and the
+        progress (the time it is expected to take, for a time-based estimate); None when it
+        cannot tell (queued, failed, just started, or past its expected time)."""
+        if self.state == "done":
+            return 0.0
+        if self.state != "running":
+            return None
+        elapsed, done = self.elapsed(), self.fraction()
+        if not self.reported:
+            if not self.expected_seconds or elapsed >= self.expected_seconds:
+                return None
+            return self.expected_seconds - elapsed
+        if done < ETA_MIN_PROGRESS or elapsed < ETA_MIN_SECONDS:
+            return None
+        return elapsed * (1.0 - done) / done
 
     def public(self) -> dict[str, Any]:
         """What ``GET /api/jobs/<id>`` answers."""
+        eta = self.eta()
         return {"job": self.id, "what": self.what, "progress": round(self.fraction(), 4),
-                "state": self.state, "error": self.error, "estimated": self.estimated}
-
-
-class Progress:
-    """How a job's work reports: :meth:`fraction` done, :meth:`partial` results (kept even if
-    the job is stopped later), and :meth:`stage` to map a part of the work onto a part of the
-    bar.  ``send`` gets ``("progress", x)`` and ``("partial", data)`` messages."""
-
-    def __init__(self, send: Callable[[tuple], None]) -> None:
-        self._send = send
-        self._low, self._high = 0.0, 1.0
-        self._last = 0.0
-
-    def fraction(self, x: float) -> None:
-        """The current stage is ``x`` done (0 to 1); sent at most every
-        :data:`REPORT_EVERY` seconds, and always at the end of a stage."""
-        x = min(max(float(x), 0.0), 1.0)
-        now = time.monotonic()
-        if x < 1.0 and now - self._last < REPORT_EVERY:
-            return
-        self._last = now
-        self._send(("progress", self._low + (self._high - self._low) * x))
-
-    def partial(self, data: Any) -> None:
-        """Hand part of the result over now (the runner gives it to the job's ``on_partial``)."""
-        self._send(("partial", data))
-
-    @contextlib.contextmanager
-    def stage(self, low: float, high: float) -> Iterator[Progress]:
-        """Within the block, ``fraction(x)`` reports ``low + (high - low) * x``."""
-        saved = self._low, self._high
-        span = saved[1] - saved[0]
-        self._low, self._high = saved[0] + span * low, saved[0] + span * high
-        try:
-            yield self
-            self.fraction(1.0)
-        finally:
-            self._low, self._high = saved
-
-
-#: the Progress of the job running in this worker process (read by the tqdm stand-in)
-_CURRENT: Progress | None = None
-
-
-class _ProgressBar:
-    """Stands in for ``tqdm`` inside a worker: prints nothing, reports ``n / total`` to the
-    running job.  The solvers import ``tqdm.auto.tqdm`` when they start a bar, so replacing
-    that name in the worker process is enough."""
-
-    def __init__(self, iterable: Any = None, total: float | None = None, **kwargs: Any) -> None:
-        self.iterable = iterable
-        if total is None and iterable is not None and hasattr(iterable, "__len__"):
-            total = len(iterable)
-        self.total = total
-        self.n = 0
-
-    def update(self, n: float = 1) -> None:
-        self.n += n
-        if _CURRENT is not None and self.total:
-            _CURRENT.fraction(self.n / self.total)
-
-    def __iter__(self):
-        for item in self.iterable:
-            yield item
-            self.update()
-
-    def __enter__(self) -> _ProgressBar:
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.close()
-
-    def close(self) -> None:
-        """Nothing to close."""
-
-    @staticmethod
-    def write(*args: Any, **kwargs: Any) -> None:
-        """``tqdm.write``: nothing is printed in a worker."""
-
-    def __getattr__(self, name: str) -> Callable[..., None]:  # set_postfix, refresh, ...
-        return lambda *args, **kwargs: None
-
-
-def _one_line(exc: BaseException) -> str:
-    text = " ".join(str(exc).split())
-    return (text or type(exc).__name__)[:300]
-
-
-def _exit_on_term(signum: int, frame: Any) -> None:
-    raise SystemExit(128 + signum)
-
-
-def _watch_parent(parent: int) -> None:
-    """Stop this worker when the server that started it is gone."""
-    while True:
-        time.sleep(1.0)
-        if os.getppid() != parent:
-            os.kill(os.getpid(), signal.SIGTERM)
-            return
-
-
-def _limit_threads(threads: int) -> None:
-    """At most ``threads`` threads in numba's parallel kernels and torch's operations."""
-    import numba
-
-    numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
-    with contextlib.suppress(ImportError):
-        import torch
-
-        torch.set_num_threads(threads)
-
-
-def _worker_main(conn: Any, nice: int, parent: int, threads: int | None = None) -> None:
-    """A worker process: run the jobs sent over ``conn`` one after the other."""
-    global _CURRENT
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the server, which stops us
-    signal.signal(signal.SIGTERM, _exit_on_term)  # finally blocks run: temporaries removed
-    if nice:
-        with contextlib.suppress(OSError):
-            os.nice(nice)
-    if threads:
-        _limit_threads(threads)
-    threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
-    import tqdm.auto
-
-    tqdm.auto.tqdm = _ProgressBar  # type: ignore[misc, assignment]
-    while True:
-        try:
-            message = conn.recv()
-        except (EOFError, OSError):
-            return
-        if message is None:
-            return
-        fn, args = message
-        _CURRENT = Progress(conn.send)
-        try:
-            result = fn(*args, report=_CURRENT)
-        except WorkFailed as exc:
-            conn.send(("refused", _one_line(exc)))
-        except Exception as exc:  # noqa: BLE001 - any failure of the work is the job's
-            conn.send(("failed", f"{type(exc).__name__}: {_one_line(exc)}"))
-        else:
-            conn.send(("done", result))
-        finally:
-            _CURRENT = None
+                "state": self.state, "error": self.error, "estimated": self.estimated,
+                "eta_seconds": None if eta is None else round(eta, 1)}
 
 
 def remove_temporaries(paths: Sequence[Path]) -> None:
@@ -281,9 +176,10 @@ def remove_temporaries(paths: Sequence[Path]) -> None:
 class _Slot:
     """One worker process and the thread that feeds it jobs from the runner's queue."""
 
-    def __init__(self, runner: JobRunner, index: int) -> None:
+    def __init__(self, runner: JobRunner, index: int, lane: str = "build") -> None:
         self.runner = runner
         self.index = index
+        self.lane = lane
         self.process: Any = None
         self.conn: Any = None
         self.job: Job | None = None
@@ -323,7 +219,7 @@ class _Slot:
         if self.runner.eager:
             self._ensure_process()
         while True:
-            job = self.runner.next_job()
+            job = self.runner.next_job(self.lane)
             if job is None:
                 return
             self.job = job
@@ -339,7 +235,7 @@ class _Slot:
         runner = self.runner
         self._ensure_process()
         runner.mark_running(job)
-        self.conn.send((job.fn, job.args))
+        self.conn.send((job.fn, job.args, job.threads or runner.threads))
         deadline = None if job.time_limit is None else time.monotonic() + job.time_limit
         while True:
             try:
@@ -351,7 +247,7 @@ class _Slot:
             if message is not None:
                 kind, data = message
                 if kind == "progress":
-                    job.progress, job.reported = float(data), True
+                    job.progress, job.reported = max(job.progress, float(data)), True
                 elif kind == "partial":
                     if job.on_partial is not None:
                         job.on_partial(data)
@@ -387,11 +283,13 @@ class _Slot:
 
 
 class JobRunner:
-    """Runs jobs in ``workers`` worker processes (started on the first job), one job each at
-    a time, in the order submitted.
+    """Runs jobs in worker processes (started on the first job), one job each at a time, by
+    priority then in the order submitted, each lane (:data:`LANES`) in slots of its own.
 
     Args:
-        workers: worker processes (and so jobs running at once), at least 1.
+        workers: worker processes of the ``"build"`` lane (table builds), at least 1.
+        inspect_workers: worker processes of the ``"inspect"`` lane (inspections), at least
+            1: an inspection never waits behind a table build.
         max_jobs: jobs queued or running at once; :meth:`submit` raises :class:`QueueFull`
             beyond.
         keep: finished jobs remembered (``GET /api/jobs/<id>`` of an older one is a 404).
@@ -402,11 +300,13 @@ class JobRunner:
         grace: seconds a terminated worker gets before it is killed.
     """
 
-    def __init__(self, workers: int = 2, *, max_jobs: int = 32, keep: int = 64,
-                 nice: int = 19, threads: int | None = 1, grace: float = 2.0) -> None:
-        if workers < 1 or max_jobs < 1:
-            raise ValueError("workers and max_jobs must be at least 1")
+    def __init__(self, workers: int = 2, *, inspect_workers: int = 1, max_jobs: int = 32,
+                 keep: int = 64, nice: int = 19, threads: int | None = 1,
+                 grace: float = 2.0) -> None:
+        if workers < 1 or inspect_workers < 1 or max_jobs < 1:
+            raise ValueError("workers, inspect_workers and max_jobs must be at least 1")
         self.workers = int(workers)
+        self.inspect_workers = int(inspect_workers)
         self.max_jobs = int(max_jobs)
         self.keep = int(keep)
         self.nice = int(nice)
@@ -417,7 +317,8 @@ class JobRunner:
         self.eager = False
         self._jobs: OrderedDict[str, Job] = OrderedDict()
         self._by_key: dict[str, Job] = {}
-        self._queue: queue.PriorityQueue[tuple[int, int, Job | None]] = queue.PriorityQueue()
+        self._queues: dict[str, queue.PriorityQueue[tuple[int, int, Job | None]]] = {
+            lane: queue.PriorityQueue() for lane in LANES}
         self._order = itertools.count()
         self._lock = threading.Lock()
         self._slots: list[_Slot] = []
@@ -426,13 +327,17 @@ class JobRunner:
     def submit(self, key: str, what: str, fn: Callable[..., Any], args: Sequence[Any] = (), *,
                time_limit: float | None = None, expected_seconds: float | None = None,
                priority: int = 1, on_partial: Callable[[Any], None] | None = None,
-               cleanup: Sequence[Path] = ()) -> Job:
+               cleanup: Sequence[Path] = (), lane: str = "build",
+               threads: int | None = None) -> Job:
         """The queued or running job of ``key``, else a new job running ``fn(*args,
-        report=Progress)`` in a worker (``fn`` and ``args`` must pickle: a module-level
-        function), stopped after ``time_limit`` seconds of running; ``on_partial`` gets what
-        the work hands over early, in a thread of the runner; the temporaries of the files
-        ``cleanup`` are removed if it is stopped.  :class:`QueueFull` when ``max_jobs`` are
+        report=Progress)`` in a worker of ``lane`` (``fn`` and ``args`` must pickle: a
+        module-level function), stopped after ``time_limit`` seconds of running;
+        ``on_partial`` gets what the work hands over early, in a thread of the runner; the
+        temporaries of the files ``cleanup`` are removed if it is stopped; ``threads``: its
+        kernels' threads (default the runner's).  :class:`QueueFull` when ``max_jobs`` are
         queued or running."""
+        if lane not in LANES:
+            raise ValueError(f"lane must be one of {LANES}, got {lane!r}")
         with self._lock:
             if self.stopping:
                 raise QueueFull("the server is shutting down")
@@ -442,17 +347,19 @@ class JobRunner:
             if sum(not j.done for j in self._jobs.values()) >= self.max_jobs:
                 raise QueueFull(f"{self.max_jobs} jobs are queued or running; try again later")
             job = Job(secrets.token_urlsafe(12), key, what, fn, tuple(args), time_limit,
-                      expected_seconds, priority, on_partial, tuple(Path(p) for p in cleanup))
+                      expected_seconds, priority, on_partial, tuple(Path(p) for p in cleanup),
+                      lane=lane, threads=threads)
             self._jobs[job.id] = job
             self._by_key[key] = job
             self._forget_old()
             self._start_slots()
-        self._queue.put((priority, next(self._order), job))
+        self._queues[lane].put((priority, next(self._order), job))
         return job
 
     def _start_slots(self) -> None:
         if not self._slots:
-            self._slots = [_Slot(self, i) for i in range(self.workers)]
+            lanes = ["build"] * self.workers + ["inspect"] * self.inspect_workers
+            self._slots = [_Slot(self, i, lane) for i, lane in enumerate(lanes)]
             for slot in self._slots:
                 slot.thread.start()
 
@@ -486,6 +393,12 @@ class JobRunner:
         with self._lock:
             return [j for j in self._jobs.values() if not j.done]
 
+    def all_jobs(self) -> list[Job]:
+        """Every job remembered (queued, running, and the last ``keep`` finished), oldest
+        first."""
+        with self._lock:
+            return list(self._jobs.values())
+
     def cancel(self, job_id: str) -> bool:
         """Ask job ``job_id`` to stop (a queued one never starts); whether it was unfinished."""
         with self._lock:
@@ -516,10 +429,10 @@ class JobRunner:
         return job.done
 
     # -- the slots' side -----------------------------------------------------------------------
-    def next_job(self) -> Job | None:
-        """The next queued job for a slot (None: stop)."""
+    def next_job(self, lane: str = "build") -> Job | None:
+        """The next queued job of ``lane`` for a slot (None: stop)."""
         while True:
-            _, _, job = self._queue.get()
+            _, _, job = self._queues[lane].get()
             if job is None or self.stopping:
                 return None
             if job.state == "queued":
@@ -557,8 +470,8 @@ class JobRunner:
             for job in self._jobs.values():
                 if job.state == "queued":
                     self._finish_locked(job, "cancelled", error="the server is shutting down")
-        for _ in slots:
-            self._queue.put((-1, next(self._order), None))
+        for slot in slots:
+            self._queues[slot.lane].put((-1, next(self._order), None))
         for slot in slots:  # a slot's thread stops its own worker when it sees `stopping`
             slot.thread.join(self.grace * 2 + 1)
             slot.stop_process(self.grace)

@@ -1,17 +1,21 @@
-"""A bounded load test of the web app over HTTP (``dice-env web-load``, ``dice-env bench web``).
+"""A bounded load test of the web app over HTTP (``dice-env bench web``).
 
-``games`` games are played at once through the JSON API, each with a fixed number of requests
-(its creation, then moves chosen by a seeded random player from the legal moves the view lists,
-until the game ends or the requests are spent), so the test stops by itself.  Between two
-requests a game waits about ``think`` seconds, as a person does (0: as fast as the server
-answers -- a test of throughput, where latency is mostly the queue of the other games).
-Every request's latency is measured and every failure counted.  Then each game is played
-again, alone, with the same seed and the same moves: its sequence of answers (states, bots'
-frames, messages) must be the same as under load -- no game is affected by another.  Before
-the timed part one game of each kind is started and dropped, so that the server has loaded its
-players.  :func:`load_test` starts its own server on a free loopback port when given no URL.
+``games`` games are played at once through the JSON API, each to its end (its creation, then
+moves chosen by a seeded random player from the legal moves the view lists), within a
+``window`` of seconds: a game still playing when the window closes stops there, and the report
+says how many were played to the end within it (``requests`` caps each game's requests instead,
+0: no cap but :data:`MAX_REQUESTS`).  Between two requests a game waits about ``think`` seconds,
+as a person does (0: as fast as the server answers -- a test of throughput, where latency is
+mostly the queue of the other games).  Every request's latency is measured and every failure
+counted.  Then each game is played again, alone, with the same seed and the same moves (as many
+requests as it made under load): its sequence of answers (states, bots' frames, messages) must
+be the same as under load -- no game is affected by another.  Before the timed part one game of
+each kind is started and dropped, so that the server has loaded its players, and the tables
+they read have been built.  The report gives the seconds of each part (setup, the window, the
+replays), so that the whole run's time is accounted for.  :func:`load_test` starts its own
+server on a free loopback port when given no URL.
 
-The worst case (:mod:`.load_worst`, the default of ``dice-env web-load``): the games play while
+The worst case (:mod:`.load_worst`, the default of ``dice-env bench web``): the games play while
 the server's workers solve a table from a cold cache and inspect an agent's habits over 100
 seeds; the report adds the latencies of the moves and of ``/api/health``, what ``/api/ready``
 said during the run, and how fast the server stops on SIGTERM in the middle of the build.
@@ -27,7 +31,12 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from agents.play.web.load_worst import WorstCase, cold_server, percentile
+from agents.play.web.load_worst import WorstCase, cold_server, percentile, settle
+
+#: requests of one game at most, whatever ``requests`` says (a game that never ends)
+MAX_REQUESTS = 1000
+#: the default window of the timed games, in seconds
+WINDOW_SECONDS = 60.0
 
 #: the games the load test cycles through: (game, bots, advisor)
 PLANS = (
@@ -69,6 +78,10 @@ class LoadResult:
     worst: WorstCase | None = None
     #: seconds a game waited between two requests, about
     think: float = 0.0
+    #: the window of the timed games, in seconds (None: no window)
+    window: float | None = None
+    #: seconds of each part of the run: ``{"setup", "games", "replays"}``
+    phases: dict[str, float] = field(default_factory=dict)
 
     def percentile(self, q: float, latencies: list[float] | None = None) -> float:
         """The ``q``-th percentile of ``latencies`` (default: every request's), in seconds."""
@@ -78,10 +91,11 @@ class LoadResult:
         """A report for people."""
         ms = [1000 * self.percentile(q) for q in (50, 90, 99)]
         paced = f", about {self.think:g} s apart" if self.think else ""
+        within = f" within the {self.window:g} s window" if self.window else ""
         out = [f"{self.games} games at once, {self.requests} requests{paced} in "
                f"{self.seconds:.1f} s "
                f"({self.requests / max(self.seconds, 1e-9):.0f} requests/s); "
-               f"{self.finished_games} games played to the end",
+               f"{self.finished_games} of {self.games} games played to the end{within}",
                f"latency p50 {ms[0]:.1f} ms, p90 {ms[1]:.1f} ms, p99 {ms[2]:.1f} ms",
                f"errors: {len(self.errors)}",
                f"games whose answers differ from the same game played alone: "
@@ -89,6 +103,11 @@ class LoadResult:
         out += [f"  error: {e}" for e in self.errors[:10]]
         if self.worst is not None:
             out += self.worst.lines(self.move_latencies)
+        if self.phases:
+            total = sum(self.phases.values())
+            out.append(f"whole run: {total:.1f} s (setup {self.phases.get('setup', 0):.1f} s, "
+                       f"the games {self.phases.get('games', 0):.1f} s, the replays alone "
+                       f"{self.phases.get('replays', 0):.1f} s)")
         return out
 
     @property
@@ -141,9 +160,12 @@ def _digest(answer: dict) -> str:
 
 
 async def play_game(client: Any, index: int, requests: int, seed: int,
-                    think: float = 0.0) -> GameRun:
-    """Play game ``index`` with at most ``requests`` requests (its creation included), about
-    ``think`` seconds apart (drawn from 0.5 to 1.5 times it, from the game's own generator)."""
+                    think: float = 0.0, deadline: float | None = None) -> GameRun:
+    """Play game ``index`` to its end, with at most ``requests`` requests (its creation
+    included; 0: :data:`MAX_REQUESTS`), about ``think`` seconds apart (drawn from 0.5 to 1.5
+    times it, from the game's own generator), sending none after the ``deadline``
+    (``time.monotonic()``)."""
+    requests = requests or MAX_REQUESTS
     run = GameRun(index)
     rng = random.Random(seed * 1_000_003 + index)
     pause = random.Random(seed * 1_000_003 + index + 1)
@@ -178,6 +200,8 @@ async def play_game(client: Any, index: int, requests: int, seed: int,
             break
         if think > 0:
             await asyncio.sleep(think * pause.uniform(0.5, 1.5))
+        if deadline is not None and time.monotonic() >= deadline:
+            break
         answer = await call("POST", f"/api/games/{key}/move", choose_move(state, rng))
         if answer is None:
             break
@@ -188,51 +212,60 @@ async def play_game(client: Any, index: int, requests: int, seed: int,
 
 
 async def _run(url: str, games: int, requests: int, seed: int, timeout: float,
-               worst: WorstCase | None = None, think: float = 0.0) -> LoadResult:
+               worst: WorstCase | None = None, think: float = 0.0,
+               window: float | None = WINDOW_SECONDS) -> LoadResult:
     import httpx
 
     from agents.play.web.server import KEEP_ALIVE_SECONDS
 
+    began = time.perf_counter()
     # idle connections are dropped before the server's keep-alive closes them (no race)
     limits = httpx.Limits(max_connections=games + 4, max_keepalive_connections=games + 4,
                           keepalive_expiry=KEEP_ALIVE_SECONDS - 2)
     async with httpx.AsyncClient(base_url=url, timeout=timeout, limits=limits) as client:
         for i in range(len(PLANS)):  # untimed: the server loads each kind of player once
             await play_game(client, i, 2, seed)
+        await settle(client)  # and builds the tables these games read in the background
         if worst is not None:
             await worst.start(client)
         started = time.perf_counter()
-        runs = await asyncio.gather(*(play_game(client, i, requests, seed, think)
+        deadline = None if not window else time.monotonic() + window
+        runs = await asyncio.gather(*(play_game(client, i, requests, seed, think, deadline)
                                       for i in range(games)))
         seconds = time.perf_counter() - started
         if worst is not None:
             await worst.finish(client)
+        replays = time.perf_counter()
         mismatches = []
-        for run in runs:  # each game again, alone
-            alone = await play_game(client, run.index, requests, seed)
+        for run in runs:  # each game again, alone, as far as it went under load
+            alone = await play_game(client, run.index, max(1, len(run.trace)), seed)
             if alone.trace != run.trace or alone.errors:
                 mismatches.append(run.index)
+        ended = time.perf_counter()
     return LoadResult(games, sum(len(r.latencies) for r in runs), seconds,
                       [x for r in runs for x in r.latencies], [e for r in runs for e in r.errors],
                       mismatches, sum(r.over for r in runs),
-                      [x for r in runs for x in r.move_latencies], worst, think)
+                      [x for r in runs for x in r.move_latencies], worst, think, window,
+                      {"setup": started - began, "games": replays - started,
+                       "replays": ended - replays})
 
 
-def run_load(url: str, games: int = 50, requests: int = 20, seed: int = 0,
+def run_load(url: str, games: int = 50, requests: int = 0, seed: int = 0,
              timeout: float = 60.0, worst: WorstCase | None = None,
-             think: float = 0.0) -> LoadResult:
-    """Play ``games`` games at once against the server at ``url`` (``requests`` requests each,
-    ``timeout`` seconds at most per request, about ``think`` seconds apart), then each alone
-    again; the measurements.  With ``worst`` (a :class:`~agents.play.web.load_worst.
-    WorstCase`), its long work runs behind the games."""
-    if games < 1 or requests < 1:
-        raise ValueError("games and requests must be at least 1")
+             think: float = 0.0, window: float | None = WINDOW_SECONDS) -> LoadResult:
+    """Play ``games`` games at once against the server at ``url``, each to its end within
+    ``window`` seconds (None or 0: no window; ``requests`` requests each at most, 0: no cap
+    but :data:`MAX_REQUESTS`; ``timeout`` seconds at most per request, about ``think``
+    seconds apart), then each alone again; the measurements.  With ``worst`` (a
+    :class:`~agents.play.web.load_worst.WorstCase`), its long work runs behind the games."""
+    if games < 1 or requests < 0:
+        raise ValueError("games must be at least 1 and requests at least 0 (0: no cap)")
     out: list = []
 
     def target() -> None:  # its own thread: the caller may be running an event loop
         try:
             out.append(asyncio.run(_run(url.rstrip("/"), games, requests, seed, timeout,
-                                        worst, think)))
+                                        worst, think, window)))
         except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
             out.append(exc)
 
@@ -244,24 +277,25 @@ def run_load(url: str, games: int = 50, requests: int = 20, seed: int = 0,
     return out[0]
 
 
-def load_test(url: str | None = None, games: int = 50, requests: int = 20, seed: int = 0,
+def load_test(url: str | None = None, games: int = 50, requests: int = 0, seed: int = 0,
               timeout: float = 60.0, worst: WorstCase | None = None, workers: int = 2,
-              think: float = 0.0) -> LoadResult:
+              think: float = 0.0, window: float | None = WINDOW_SECONDS) -> LoadResult:
     """:func:`run_load` against the server at ``url``, or (``None``) against a server started
     for the test on a free loopback port, room for ``2 * games`` games, stopped afterwards:
     with ``worst`` a server process on a cold cache (:func:`~agents.play.web.load_worst.
     cold_server`, ``workers`` worker processes), else a server in this process."""
     if url is not None:
-        return run_load(url, games, requests, seed, timeout, worst, think)
+        return run_load(url, games, requests, seed, timeout, worst, think, window)
     if worst is not None:
         with cold_server(worst, 2 * games + len(PLANS) + 2, workers) as cold_url:
-            result = run_load(cold_url, games, requests, seed, timeout, worst, think)
+            result = run_load(cold_url, games, requests, seed, timeout, worst, think, window)
         return result  # worst's stop measurements are in once the server has stopped
     from agents.play.web.app import create_app
     from agents.play.web.server import serve_in_thread
 
     server = serve_in_thread(create_app(max_games=2 * games))
     try:
-        return run_load(server.url, games, requests, seed, timeout, think=think)
+        return run_load(server.url, games, requests, seed, timeout, think=think,
+                        window=window)
     finally:
         server.stop()

@@ -4,7 +4,7 @@
 HTTP API like any page would:
 
 * a **cold table build** -- the new game that needs the table (``dice-poker/spread`` by
-  default: a Dice Poker game with a bot and the advisor) answered 202 with the job building
+  default: a Dice Poker game against a win-value bot) answered 202 with the job building
   it; :func:`cold_server` runs the server in its own process on a fresh cache folder
   (``DICE_ENV_CACHE``) holding links to every cached table but that one, so the build is
   really cold (numba's compiled kernels stay warm: they are not a table);
@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["WorstCase", "cold_server", "percentile", "request_for_table"]
+__all__ = ["WorstCase", "cold_server", "percentile", "request_for_table", "settle"]
 
 #: moves on existing games should keep p99 at or below this, in seconds (issue 36)
 MOVE_P99_TARGET = 0.250
@@ -43,13 +43,28 @@ MOVE_P99_TARGET = 0.250
 STOP_SECONDS = 10.0
 HEALTH_EVERY = 0.25
 READY_EVERY = 2.0
+#: the longest wait for the server's own start-up work before the timed games (seconds)
+SETTLE_SECONDS = 120.0
 
 
 def request_for_table(key: str) -> dict[str, Any]:
-    """A new-game request that needs table ``key``."""
+    """A new-game request that waits for table ``key`` (a spread table: a win-value bot
+    reads it; the advisor alone does not wait for it)."""
     game, kind = key.split("/")
-    bots = {"spread": ["heuristic"], "2p": ["heuristic"], "3p": ["heuristic", "heuristic"]}
+    bots = {"spread": ["win-value"], "2p": ["heuristic"], "3p": ["heuristic", "heuristic"]}
     return {"game": game, "opponents": bots.get(kind, []), "advisor": True}
+
+
+async def settle(client: Any, seconds: float = SETTLE_SECONDS) -> None:
+    """Wait (untimed, at most ``seconds``) until the server has no job queued or running --
+    what it starts by itself (its late tables, the advisor's win-probability tables of the
+    games started so far) -- so that no table becomes ready in the middle of the timed games
+    (an advisor's answers change when it does)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if not (await client.get("/api/ready")).json()["jobs"]:
+            return
+        await asyncio.sleep(0.5)
 
 
 def parse_habits(spec: str) -> tuple[str, str, str]:
@@ -111,15 +126,9 @@ class WorstCase:
             self.errors.append(f"{method} {path}: {response.status_code} {response.text[:200]}")
         return {"status": response.status_code, "seconds": seconds, "job": job}
 
-    async def settle(self, client: Any, seconds: float = 600.0) -> None:
-        """Wait (untimed) until the server has no job queued or running -- what it starts by
-        itself (its late tables) -- so that the timed part runs exactly this case's long
-        work."""
-        deadline = time.monotonic() + seconds
-        while time.monotonic() < deadline:
-            if not (await client.get("/api/ready")).json()["jobs"]:
-                return
-            await asyncio.sleep(0.5)
+    async def settle(self, client: Any, seconds: float = SETTLE_SECONDS) -> None:
+        """:func:`settle`: the timed part runs exactly this case's long work."""
+        await settle(client, seconds)
 
     async def start(self, client: Any) -> None:
         """Start the long work and the sampling (before the timed games)."""

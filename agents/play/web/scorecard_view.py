@@ -12,6 +12,12 @@ the reroll) is in the view, with the layout of the page (:mod:`.layout`: the hea
 decisions come back as *frames* -- the view before each decision and the decision -- that the
 page replays at the speed its user sets.
 
+With the advisor on against bots, the advice starts at once: until the win-probability
+tables are ready (built in the background, :mod:`.tables`) the advisor shows the
+expected-score advice, and ``advice_note`` (set by the app, :meth:`~agents.play.web.tables.
+Tables.attach`) says so in one line; null once the P(win) column is there, or with the
+advisor off.
+
 The family's web hooks: :func:`new_web_game` (``"web_game"``), :func:`tables_needed`
 (``"web_tables"``) and :data:`MOVES` (``"web_moves"``).
 """
@@ -50,11 +56,11 @@ ALL_PICKED = "Holding all five is not a reroll: score them in a box"
 @cache
 def has_win_model(game: str) -> bool:
     """Whether ``game`` has a committed win-value model (its advisor then gives each
-    option's chance of winning against bots; looked up once per process)."""
-    from agents.scorecard.win_value import default_model_path
+    option's chance of winning against bots; looked up once per process, without torch)."""
+    from agents.paths import win_value_model
     from dice_env.scorecard.rules import get_rules
 
-    return default_model_path(get_rules(game)).is_file()
+    return win_value_model(get_rules(game).name).is_file()
 
 
 def tables_needed(game: Any, opponents: Sequence[str], advisor: bool, people: int = 1,
@@ -86,8 +92,9 @@ def new_web_game(game: Any, request: Any, bot_factory: Any, auto_seconds: float,
     for, its bots built by ``bot_factory(name, game_name)`` (the family's ``"web_game"``
     hook)."""
     people = {"people": list(request.people)} if request.people else {}  # pass and play
+    # the advisor's P(win) player joins once its tables are ready (Tables.attach)
     session = ScorecardSession(game.rules, request.opponents, request.seed, request.advisor,
-                               bot_factory=bot_factory, **people)
+                               bot_factory=bot_factory, defer_win=True, **people)
     return ScorecardWebGame(session, title, auto_seconds)
 
 
@@ -124,6 +131,8 @@ class ScorecardWebGame:
         self.auto_seconds = float(auto_seconds)
         self.held: list[int] = []  # the human's kept dice after a reroll (their positions)
         self.verdict: dict | None = None
+        #: why the advice lacks its P(win) column for now (one line), or None
+        self.advice_note: str | None = None
 
     @property
     def n_boxes(self) -> int:
@@ -164,6 +173,7 @@ class ScorecardWebGame:
             "held": list(self.held) if s.human_to_move() and t.rolls_left() > 0 else [],
             "warning": MUST_SCRATCH_WARNING if not over and t.must_scratch else None,
             "advisor": s.advising, "advice": None, "verdict": self.verdict, "auto": None,
+            "advice_note": self.advice_note if s.advising else None,
             "summary": self._summary() if over else None,
         }
         out.update(self._layout(out))

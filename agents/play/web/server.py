@@ -1,4 +1,4 @@
-"""``dice-web`` / ``python scripts/web.py``: the command line of the web app, and a server in a
+"""``dice-web`` / ``dice-env web``: the command line of the web app, and a server in a
 thread for tests, the load test and the screenshot script.
 
 The server binds ``127.0.0.1`` unless ``--host`` says otherwise; bound to the loopback it
@@ -20,6 +20,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from agents.arguments import OneLineParser, at_least, port, seconds, workers
+
 DEFAULT_PORT = 8000
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1", "[::1]")
 #: seconds a connection may take to send a whole request head
@@ -32,48 +34,20 @@ GRACEFUL_SECONDS = 2
 MAX_HEAD_BYTES = 16_384
 
 
-class _OneLineParser(argparse.ArgumentParser):
-    """argparse with one-line errors (exit status 2), as the scripts' parsers."""
-
-    def error(self, message: str):  # type: ignore[override]
-        self.exit(2, f"{self.prog}: error: {message}\n")
-
-    def format_help(self) -> str:
-        return super().format_help() + ("\nExamples:\n  dice-env web --port 8000\n"
-                                         "  dice-env web --prepare   # solve every table, exit\n")
-
-
-def _number(kind: type, low: float, what: str):
-    def parse(text: str):
-        try:
-            value = kind(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
-        if not value >= low:
-            raise argparse.ArgumentTypeError(f"must be at least {low:g}, got {text}")
-        return value
-
-    parse.__name__ = what
-    return parse
-
-
-def _port(text: str) -> int:
-    value = _number(int, 0, "a port number")(text)
-    if value > 65535:
-        raise argparse.ArgumentTypeError(f"a port is at most 65535, got {value}")
-    return value
+EXAMPLE = ("\nExamples:\n  dice-env web --port 8000\n"
+           "  dice-env web --prepare   # solve every table, exit\n")
 
 
 def build_parser(prog: str = "dice-web") -> argparse.ArgumentParser:
-    """The command line."""
-    p = _OneLineParser(
-        prog=prog,
+    """The command line (the parser and number types of :mod:`agents.arguments`)."""
+    p = OneLineParser(
+        prog=prog, example=EXAMPLE,
         description="Play Penta, Dice Poker and 5000 in the browser, alone or against up to "
                     "five bots, with the optimal advisor; and inspect agents' games.",
         epilog="Bots: every registered player (see dice-play --help) and the agents given with "
                "--agent. Requests can name only these: the server never loads a file, a model "
                "or an agent a request names.")
-    p.add_argument("--port", type=_port, default=DEFAULT_PORT,
+    p.add_argument("--port", type=port, default=DEFAULT_PORT,
                    help=f"the port to listen on (default {DEFAULT_PORT}; 0: any free port)")
     p.add_argument("--host", default="127.0.0.1",
                    help="the address to bind (default 127.0.0.1: this machine only)")
@@ -81,31 +55,32 @@ def build_parser(prog: str = "dice-web") -> argparse.ArgumentParser:
                    help="also offer this agent as a bot and in the inspect view: NAME=SPEC or "
                         "SPEC, where SPEC is a model zip, a training run's folder, module:attr or "
                         "file.py:attr (see agents.load); repeatable")
-    p.add_argument("--auto-seconds", type=_number(float, 0, "a number of seconds"), default=3.0,
+    p.add_argument("--auto-seconds", type=seconds(0, off=True), default=3.0,
                    metavar="S",
                    help="after the last roll of a scorecard turn, score the computer's choice "
                         "after S seconds without a click or a key (0: never; default 3)")
-    p.add_argument("--max-games", type=_number(int, 1, "an integer"), default=100, metavar="N",
+    p.add_argument("--max-games", type=at_least(1, 100_000), default=100, metavar="N",
                    help="games that may be played at once (default 100)")
-    p.add_argument("--ttl", type=_number(float, 1, "a number of seconds"), default=3600.0,
+    p.add_argument("--ttl", type=seconds(1), default=3600.0,
                    metavar="S", help="drop a game with a move S seconds after its last request "
                                      "(default 3600)")
-    p.add_argument("--unplayed-ttl", type=_number(float, 1, "a number of seconds"),
+    p.add_argument("--unplayed-ttl", type=seconds(1),
                    default=300.0, metavar="S",
                    help="drop a game nobody has moved in S seconds after its last request "
                         "(default 300)")
-    p.add_argument("--workers", type=_number(int, 1, "an integer"), default=2, metavar="N",
+    p.add_argument("--workers", type=workers(), default=2, metavar="N",
                    help="worker processes for long work: solving tables, inspections "
                         "(default 2); they run at a lower CPU priority than the server")
-    p.add_argument("--inspect-seconds", type=_number(float, 1, "a number of seconds"),
+    p.add_argument("--inspect-seconds", type=seconds(1),
                    default=120.0, metavar="S",
                    help="stop an inspection that runs longer than S seconds (default 120)")
     p.add_argument("--prepare", action="store_true",
                    help="solve every table the page can need (the advisor's, the optimal "
                         "bots', the win probabilities'; a few minutes on two cores the first "
                         "time), with a progress bar on a terminal, then exit without serving; "
-                        "without it, a game that needs a missing table starts its solving in "
-                        "a worker and the page shows the progress")
+                        "without it, the server starts solving the first game's table as it "
+                        "starts, a game that needs another missing table starts its solving "
+                        "in a worker, and the page shows the progress")
     return p
 
 
@@ -137,18 +112,22 @@ def _bind(host: str, port: int) -> socket.socket:
 
 
 def uvicorn_config(app: Any, **options: Any) -> Any:
-    """The uvicorn configuration of the web app: slow clients timed out, bounded connections,
-    open requests given :data:`GRACEFUL_SECONDS` when it stops, the app's lifespan on (its
-    shutdown stops the worker processes).  ``options`` are passed on."""
+    """The uvicorn configuration of the web app: slow clients timed out, bounded connections
+    (past ``2 * max_requests`` open connections a request gets a JSON 503 with
+    ``Retry-After``, while ``/api/health`` and ``/api/ready`` still answer:
+    :func:`~agents.play.web.guard.timed_protocol`), open requests given
+    :data:`GRACEFUL_SECONDS` when it stops, the app's lifespan on (its shutdown stops the
+    worker processes).  ``options`` are passed on."""
     import uvicorn
 
     from agents.play.web.guard import timed_protocol
 
     max_requests = getattr(getattr(app, "state", None), "max_requests", 128)
-    settings = dict(log_level="warning", lifespan="on", http=timed_protocol(HEAD_SECONDS),
+    settings = dict(log_level="warning", lifespan="on",
+                    http=timed_protocol(HEAD_SECONDS, max_connections=2 * max_requests),
                     timeout_keep_alive=KEEP_ALIVE_SECONDS,
                     timeout_graceful_shutdown=GRACEFUL_SECONDS,
-                    limit_concurrency=2 * max_requests,
+                    limit_concurrency=None,
                     h11_max_incomplete_event_size=MAX_HEAD_BYTES)
     settings.update(options)
     return uvicorn.Config(app, **settings)

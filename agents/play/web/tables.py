@@ -27,16 +27,23 @@ whether each is ready (a stat: answered at once), starts the job that builds a m
 joins the running one.  The paths are the ones the solvers' own ``load_or_solve`` functions
 read and write (a test holds them together).
 
-A new game waits for the tables it reads from its first decision on.  The *late* ones (the
-last-turn tables) are read from the last round on, minutes later: a game that needs one starts
-its build and does not wait; :meth:`Tables.attach` hands it to the game's players once it is
-there (a player that meets its last round before then computes the table itself, as players
-outside the web app do).  A ``warm`` server also builds them at start-up.
+A new game waits only for the tables its bots and the advisor's expected-score advice read
+(seconds to solve: :func:`game_plan`).  The *late* ones (the last-turn tables) are read from the
+last round on, minutes later: a game that needs one starts its build and does not wait;
+:meth:`Tables.attach` hands it to the game's players once it is there (a player that meets its
+last round before then computes the table itself, as players outside the web app do).  The
+win-probability tables that only the advisor reads (``spread``, ``last-turn``: its P(win)
+column against bots) are built in the background too: until they are ready the advisor gives
+the expected-score advice, and :meth:`Tables.attach` says so in a one-line note, with the time
+left; the first request after they are ready adds the P(win) column.  A ``warm`` server also
+builds, at start-up, the expected-score table of the game the page offers first and the late
+tables.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -46,8 +53,8 @@ from typing import Any
 from agents.games import resolve
 from agents.play.web.jobs import Job, JobRunner, Progress, WorkFailed
 
-__all__ = ["TABLES", "TableSpec", "Tables", "build_table", "game_needs", "inspect_needs",
-           "table_path", "table_ready"]
+__all__ = ["TABLES", "TableSpec", "Tables", "build_table", "game_needs", "game_plan",
+           "inspect_needs", "table_path", "table_ready"]
 
 #: how long after a failed build a request is shown that failure instead of a new build
 FAILED_SHOWN_SECONDS = 60.0
@@ -77,6 +84,11 @@ class TableSpec:
     def late(self) -> bool:
         """Read only from a game's last round on: a new game does not wait for it."""
         return self.kind == "last-turn"
+
+    @property
+    def win_probability(self) -> bool:
+        """A win-probability table: the advisor can advise without it (by expected score)."""
+        return self.kind in ("spread", "last-turn")
 
     @property
     def needs(self) -> str | None:
@@ -195,6 +207,29 @@ def game_needs(game: str, opponents: Sequence[str], advisor: bool, people: int =
     return list(dict.fromkeys(needs))
 
 
+def game_plan(game: str, opponents: Sequence[str], advisor: bool, people: int = 1,
+              win_models: Iterable[str] | None = None) -> tuple[list[str], list[str]]:
+    """:func:`game_needs` split in two: ``(wait, later)``.  A new game waits for the tables
+    of ``wait`` (its bots' and the advisor's expected-score advice: seconds to solve); those
+    of ``later`` are built in the background while it plays (the late tables, and the
+    win-probability tables only the advisor reads)."""
+    models = None if win_models is None else tuple(win_models)
+    needs = game_needs(game, opponents, advisor, people, models)
+    bots = set(game_needs(game, opponents, False, people, models)) if advisor else set(needs)
+    wait = [k for k in needs if not TABLES[k].late
+            and (k in bots or not TABLES[k].win_probability)]
+    return wait, [k for k in needs if k not in wait]
+
+
+def _time_left(seconds: float | None) -> str:
+    """``" (about 12 s left)"``, ``" (about 3 min left)"``, or nothing when unknown."""
+    if seconds is None:
+        return ""
+    if seconds < 90:
+        return f" (about {max(1, round(seconds))} s left)"
+    return f" (about {round(seconds / 60)} min left)"
+
+
 def inspect_needs(game: str, agents: Iterable[str]) -> list[str]:
     """The tables an inspection of ``agents`` (names) on ``game`` needs: the optimal
     player's, and those of the agents it plays (the family's ``"web_tables"`` hook, asked
@@ -230,8 +265,16 @@ def build_table(key: str, *, report: Progress | None = None) -> dict[str, Any]:
         except OSError:
             pass  # said below
     elif spec.kind in ("dp", "spread"):
-        from agents.solvers.scorecard_dp import load_or_solve_scorecard
+        from agents.solvers.scorecard_dp import (
+            load_or_solve_scorecard,
+            prepare_model,
+            warm_up_kernels,
+        )
 
+        # the advisor's query kernel first, into numba's on-disk cache: the table is ready
+        # once its file is written, and then the server's first game of a fresh install loads
+        # the kernel instead of compiling it
+        warm_up_kernels(prepare_model(spec.game), solver=False, queries=True, batched=False)
         with stage(0.0, 1.0 if spec.kind == "dp" else 0.05):
             load_or_solve_scorecard(spec.game, progress=True)
         if spec.kind == "spread":
@@ -254,7 +297,7 @@ def build_table(key: str, *, report: Progress | None = None) -> dict[str, Any]:
 class Tables:
     """The tables of one server: which are ready, and the jobs that build the others.  The
     tables' paths are worked out once, here, so that a request only looks at files.  A
-    ``warm`` server builds the late tables at start-up (:meth:`warm_up`)."""
+    ``warm`` server builds the first game's and the late tables at start-up (:meth:`warm_up`)."""
 
     def __init__(self, runner: JobRunner, warm: bool = False) -> None:
         self.runner = runner
@@ -270,15 +313,38 @@ class Tables:
         """:func:`game_needs` (the win-value models: those of this installation)."""
         return game_needs(game, opponents, advisor, people)
 
-    def attach(self, session: Any) -> None:
-        """Hand the last-turn table, once it is in the cache, to the players of ``session``
-        (a game model) that read it -- its win-probability advisor, its win-value bots -- so
-        that none computes it on a request (each keeps the table on its
-        :class:`~agents.scorecard.score_spread.ScoreMoments`, where
-        :mod:`agents.scorecard.win_threshold` looks first)."""
+    def game_plan(self, game: str, opponents: Sequence[str], advisor: bool,
+                  people: int = 1) -> tuple[list[str], list[str]]:
+        """:func:`game_plan` (the win-value models: those of this installation)."""
+        return game_plan(game, opponents, advisor, people)
+
+    def attach(self, session: Any) -> str | None:
+        """Bring the players of ``session`` (a game model) up to date with the tables built
+        since, and say what the advice still waits for.
+
+        * An advisor waiting for its P(win) player (``win_pending``) gets it once the
+          game's win-probability (spread) table is ready; until then that table's build is
+          started (or joined) and the answer is the advice note, one line: "Expected-score
+          advice for now: the win-probability tables of Penta are being built (about 12 s
+          left)."
+        * The last-turn table, once it is in the cache, is handed to the players that read
+          it -- the win-probability advisor, the win-value bots -- so that none computes it
+          on a request (each keeps the table on its
+          :class:`~agents.scorecard.score_spread.ScoreMoments`, where
+          :mod:`agents.scorecard.win_threshold` looks first); its build is started once its
+          source is ready.
+
+        Returns the advice note, or None when the advice is complete."""
         game = getattr(getattr(session, "rules", None), "name", None)
+        note = None
+        if getattr(session, "win_pending", False):
+            spread = f"{game}/spread"
+            if spread not in TABLES or self.ready(spread):
+                session.attach_win()
+            else:
+                note = self.advice_note(spread)
         if f"{game}/last-turn" not in TABLES:
-            return
+            return note
         players = [getattr(session, "win_advisor", None),
                    *(seat.bot for seat in getattr(session, "seats", ()))]
         wanting = [m for m in (getattr(p, "moments", None) for p in players)
@@ -287,16 +353,39 @@ class Tables:
             table = load_last_turn(game)
             for moments in wanting if table is not None else ():
                 moments._last_turn = table
+        elif wanting:
+            self.start([f"{game}/last-turn"])
+        return note
+
+    def advice_note(self, key: str) -> str:
+        """The advice note of an advisor waiting for table ``key`` (its build started or
+        joined now): expected-score advice for now, and why."""
+        from agents.play.web.jobs import QueueFull
+
+        what = TABLES[key].what
+        try:
+            job = self.ensure([key], waited_for=False)
+        except QueueFull:
+            job = None
+        if job is None:
+            return f"Expected-score advice for now: {what} are waiting to be built."
+        if job.state == "failed":
+            return (f"Expected-score advice only: {what} could not be built "
+                    f"({job.error or 'unknown error'}); trying again in a minute.")
+        if job.state == "queued":
+            return f"Expected-score advice for now: {what} are waiting for a free worker."
+        return f"Expected-score advice for now: {what} are being built{_time_left(job.eta())}."
 
     def job_key(self, key: str) -> str:
         """The job key of table ``key``'s build."""
         return f"table:{key}"
 
-    def ensure(self, keys: Iterable[str]) -> Job | None:
+    def ensure(self, keys: Iterable[str], *, waited_for: bool = True) -> Job | None:
         """None when every table of ``keys`` is ready; else the job building the first one
         missing (started now, or the one already queued or running, or a build that failed
-        in the last minute).  :class:`~agents.play.web.jobs.QueueFull` when no job can
-        start."""
+        in the last minute).  ``waited_for``: a person waits for it (first in the queue, every
+        core), else it is built ahead (one thread).  :class:`~agents.play.web.jobs.QueueFull`
+        when no job can start."""
         for key in keys:
             if self.ready(key):
                 continue
@@ -305,9 +394,13 @@ class Tables:
             if last is not None and last.state == "failed" and last.finished is not None \
                     and time.monotonic() - last.finished < FAILED_SHOWN_SECONDS:
                 return last
+            # a table a person waits for comes first and gets every core (its worker stays
+            # at low priority); a table built ahead, one thread
             return self.runner.submit(self.job_key(key), spec.what, build_table, (key,),
                                       expected_seconds=spec.expected_seconds,
-                                      cleanup=(self.paths[key],))
+                                      cleanup=(self.paths[key],),
+                                      priority=0 if waited_for else 1,
+                                      threads=(os.cpu_count() or 1) if waited_for else None)
         return None
 
     def start(self, keys: Iterable[str]) -> None:
@@ -320,12 +413,22 @@ class Tables:
             needs = TABLES[key].needs
             if not self.ready(key) and (needs is None or self.ready(needs)):
                 with contextlib.suppress(QueueFull):
-                    self.ensure([key])
+                    self.ensure([key], waited_for=False)
 
-    def warm_up(self) -> None:
-        """With ``warm`` on: :meth:`start` every late table (at start-up)."""
-        if self.warm:
-            self.start(k for k, spec in TABLES.items() if spec.late)
+    def warm_up(self, first_game: str | None = None) -> None:
+        """With ``warm`` on, at start-up: build the expected-score table of ``first_game``
+        (the game the page offers first) if it is missing, with every core -- on a fresh
+        install that also compiles the kernels every scorecard game's table uses, while the
+        visitor picks a game -- and :meth:`start` every late table."""
+        if not self.warm:
+            return
+        key = f"{first_game}/dp"
+        if key in TABLES and not self.ready(key):
+            from agents.play.web.jobs import QueueFull
+
+            with contextlib.suppress(QueueFull):
+                self.ensure([key], waited_for=True)
+        self.start(k for k, spec in TABLES.items() if spec.late)
 
     def status(self) -> list[dict[str, Any]]:
         """Every table: ``{"table", "game", "what", "ready", "late", "job"}`` (``job``: the

@@ -18,6 +18,8 @@ from typing import Any
 
 from starlette.requests import Request
 
+from agents.play.seats import MAX_NAME, check_people
+
 #: the largest request body read, in bytes
 MAX_BODY = 16_384
 #: seconds a request body may take to arrive (a slow client gets a 408)
@@ -27,9 +29,10 @@ MAX_NUMBER_CHARS = 24
 #: seeds are integers in [0, MAX_SEED]
 MAX_SEED = 2**63 - 1
 MAX_OPPONENTS = 5
-#: people at one screen, and the longest name a body may carry (the game model checks names)
+#: people at one screen (each game model also checks its own number of seats)
 MAX_PEOPLE = 8
-MAX_NAME_CHARS = 100
+#: the longest name of a person: the games' own limit (:data:`agents.play.seats.MAX_NAME`)
+MAX_NAME_CHARS = MAX_NAME
 
 
 class ApiError(Exception):
@@ -147,8 +150,10 @@ class NewGame:
 def parse_new_game(body: Mapping, games: Mapping[str, Any], bots: Mapping[str, list[str]]
                    ) -> NewGame:
     """``{"game": "penta", "opponents": ["heuristic"], "seed": 7, "advisor": true, "people":
-    ["Ann", "Bob"]}`` (only ``game`` required; the game model checks the people's names and
-    the number of seats); ``games``: the game names; ``bots``: game -> allowed bot names."""
+    ["Ann", "Bob"]}`` (only ``game`` required; each name as the games check it:
+    :func:`~agents.play.seats.check_people`, at most :data:`MAX_NAME_CHARS` characters; the
+    game model checks the number of seats); ``games``: the game names; ``bots``: game ->
+    allowed bot names."""
     _keys(body, ("game", "opponents", "seed", "advisor", "people"), ("game",))
     game = body["game"]
     if not isinstance(game, str) or game not in games:
@@ -164,9 +169,18 @@ def parse_new_game(body: Mapping, games: Mapping[str, Any], bots: Mapping[str, l
                                 f"{', '.join(allowed)}")
     people = body.get("people", [])
     if not isinstance(people, list) or len(people) > MAX_PEOPLE or not all(
-            isinstance(p, str) and len(p) <= MAX_NAME_CHARS for p in people):
+            isinstance(p, str) for p in people):
         raise ApiError(400, f"people must be a list of at most {MAX_PEOPLE} names of at most "
                             f"{MAX_NAME_CHARS} characters")
+    long = next((p for p in people if len(" ".join(p.split())) > MAX_NAME_CHARS), None)
+    if long is not None:
+        raise ApiError(400, f"the name {' '.join(long.split())[:MAX_NAME_CHARS]!r}... has "
+                            f"{len(' '.join(long.split()))} characters; a name has at most "
+                            f"{MAX_NAME_CHARS}")
+    try:
+        check_people(people)
+    except ValueError as exc:
+        raise ApiError(400, f"people: {exc}") from None
     seed = body.get("seed")
     if seed is not None:
         seed = _int(seed, "seed", 0, MAX_SEED)

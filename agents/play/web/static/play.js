@@ -7,7 +7,10 @@
 // the screen (pass and play): each person's turn is announced by name, and the advisor and the
 // auto-score timer serve whoever is to move.  When the server must first prepare a solved
 // table it answers 202 with a job; the page shows the job's progress and asks again when the
-// job is done.
+// job is done.  While the advisor's view carries a note (its win probabilities are still being
+// prepared, say), the page asks for the view again every few seconds, until the note goes.
+// Once a game is on, the new-game form folds away ("Game setup" opens it again), so that on a
+// phone the dice and the score card are on the first screen.
 "use strict";
 
 const $ = (id) => document.getElementById(id);
@@ -22,7 +25,9 @@ const PIPS = {
   6: [[28, 24], [72, 24], [28, 50], [72, 50], [28, 76], [72, 76]],
 };
 // how often a job's progress is asked for, in ms
-const POLL_MS = 700;
+const POLL_MS = 400;
+// how often the view is asked for again while the advisor's note is on screen, in ms
+const NOTE_POLL_MS = 3000;
 
 const app = {
   config: null,
@@ -36,6 +41,8 @@ const app = {
   lastBody: null, // the request of the game on the table (for "New game" in its summary)
   turnKey: null, // whose turn the page last announced
   waiting: null, // the job the page waits for: {stop: bool}
+  drawn: 0, // how many views the page has drawn from a move or a new game (a poll's check)
+  notePoll: null, // the timeout of the next poll of the view while the advisor has a note
 };
 
 function el(tag, attrs = {}, ...children) {
@@ -123,14 +130,15 @@ async function prepared(method, path, body) {
   }
 }
 
-// An error on the table's error line; before the first game (no table yet), under the form.
-function showError(message) {
+// An error on the table's error line; before the first game (no table yet), or with
+// ``atForm`` while the form is open, under the form.
+function showError(message, atForm = false) {
   for (const id of ["error", "setup-error"]) {
     $(id).textContent = "";
     $(id).hidden = true;
   }
   if (!message) return;
-  const e = $("table").hidden ? $("setup-error") : $("error");
+  const e = $("table").hidden || (atForm && !$("setup").hidden) ? $("setup-error") : $("error");
   e.textContent = message;
   e.hidden = false;
 }
@@ -356,10 +364,55 @@ const BOARDS = { card: cardBoard, table: playersBoard };
 // -- the advisor -----------------------------------------------------------------------------
 function fmt(x, digits) { return Number(x).toFixed(digits); }
 
+// The advisor's note above its advice (null: none), kept fresh by asking for the view again
+// every few seconds while it is shown.
+function drawAdviceNote(s) {
+  const note = $("advice-note");
+  const text = s.advisor && !s.over ? s.advice_note || "" : "";
+  note.textContent = text;
+  note.hidden = !text;
+  if (text) pollNote();
+  else stopNotePoll();
+}
+
+function stopNotePoll() {
+  if (app.notePoll) clearTimeout(app.notePoll);
+  app.notePoll = null;
+}
+
+// Ask for the view of the game on the table in a few seconds; draw its advice if nothing was
+// drawn since the question (a move's answer is newer), and ask again while the note stays.
+function pollNote() {
+  if (app.notePoll) return;
+  app.notePoll = setTimeout(async () => {
+    app.notePoll = null;
+    const id = app.id;
+    const drawn = app.drawn;
+    if (!id) return;
+    if (app.busy) {
+      pollNote();
+      return;
+    }
+    let data;
+    try {
+      data = await api("GET", `/api/games/${encodeURIComponent(id)}`);
+    } catch (err) {
+      return; // the game expired, or the server went: the next move says so
+    }
+    if (id !== app.id || drawn !== app.drawn || app.busy) {
+      if (app.state && app.state.advice_note) pollNote();
+      return;
+    }
+    app.state = data.state;
+    drawAdvice(data.state);
+  }, NOTE_POLL_MS);
+}
+
 function drawAdvice(s) {
   const panel = $("advice-panel");
   const verdict = $("verdict");
   panel.hidden = !s.advisor;
+  drawAdviceNote(s);
   $("advisor").checked = !!s.advisor;
   $("advice-title").textContent = s.your_turn && !unnamed(s) && s.people.length > 1
     ? `Advisor for ${s.turn_of}` : "Advisor";
@@ -469,7 +522,7 @@ function standingsTable(sm) {
   const body = el("tbody");
   for (const st of sm.standings) {
     const place = st.shared ? `${st.place} (shared)` : String(st.place);
-    body.append(el("tr", { class: st.place === 1 ? "top" : "", "data-seat": st.seat },
+    body.append(el("tr", { class: st.place === 1 ? "first-place" : null, "data-seat": st.seat },
       el("td", { text: place }), el("td", { text: st.name + (st.person ? "" : " (bot)") }),
       el("td", { class: "total", text: String(st.total) })));
   }
@@ -502,6 +555,7 @@ function render(s, frame) {
   for (const [k, v] of Object.entries(s.status_data || {})) $("status").dataset[k] = String(v);
   drawDice(s, frame ? frame.held : undefined);
   $("dice").hidden = s.over;
+  $("turn-area").dataset.over = s.over ? "1" : "0";
   $("turn-info").textContent = s.info || "";
   drawActions(s);
   BOARDS[s.board.kind](s, frame);
@@ -516,7 +570,7 @@ async function playFrames(frames) {
   if (!frames || !frames.length) return;
   const several = app.state && app.state.people.length > 1;
   $("skip").textContent = several ? "Skip the bots' moves" : "Skip to my turn";
-  $("skip").hidden = false;
+  $("skip").dataset.off = "0";
   for (const f of frames) {
     if (!app.skip) render(f.view, f);
     log(f.text, "bot");
@@ -524,7 +578,7 @@ async function playFrames(frames) {
     const ms = Number($("speed").value);
     if (!app.skip && ms > 0) await sleep(ms);
   }
-  $("skip").hidden = true;
+  $("skip").dataset.off = "1";
   app.skip = false;
 }
 
@@ -534,6 +588,7 @@ async function receive(data) {
   await playFrames(data.frames);
   app.selected = new Set(data.state.held || []);
   setBusy(false);
+  app.drawn += 1;
   render(data.state);
   announceTurn(data.state);
   if (data.state.your_turn && data.state.auto) startTimer(data.state.auto, data.state);
@@ -626,7 +681,15 @@ function peopleNames() {
   return names.length === 1 && names[0] === "" ? null : names;
 }
 
+// Open or fold the new-game form (folded while a game is on: "Game setup" opens it).
+function showSetup(open) {
+  $("setup").hidden = !open;
+  $("setup-open").hidden = app.id === null;
+  $("setup-open").setAttribute("aria-expanded", open ? "true" : "false");
+}
+
 function openSetup() {
+  showSetup(true);
   $("setup").scrollIntoView({ block: "start" });
   $("game").focus();
 }
@@ -661,14 +724,19 @@ async function startGame(event, opts = {}) {
     app.showAll = false;
     app.turnKey = null;
     app.selected = new Set();
+    stopNotePoll();
     $("table").hidden = false;
     $("log").replaceChildren();
     document.body.dataset.game = data.id;
-    if (opts.again) $("table").scrollIntoView({ block: "start" });
+    showSetup(false);
     await receive(data);
+    // the game from its heading on: on a phone, the first screen holds the dice and the card
+    if (opts.again || window.matchMedia("(max-width: 900px)").matches) {
+      $("table").scrollIntoView({ block: "start" });
+    }
   } catch (err) {
     $("table").hidden = app.id === null;
-    showError(err.message);
+    showError(err.message, !opts.again);
     setBusy(false);
   }
 }
@@ -685,6 +753,7 @@ async function setAdvisor() {
   try {
     const data = await prepared("POST", `/api/games/${app.id}/advisor`, { on });
     setBusy(false);
+    app.drawn += 1;
     render(data.state);
     if (data.state.your_turn && data.state.auto) startTimer(data.state.auto, data.state);
   } catch (err) {
@@ -717,6 +786,11 @@ async function init() {
   $("advisor").addEventListener("change", setAdvisor);
   $("skip").addEventListener("click", () => { app.skip = true; });
   $("preparing-stop").addEventListener("click", () => { if (app.waiting) app.waiting.stop = true; });
+  $("setup-open").addEventListener("click", () => {
+    if ($("setup").hidden) openSetup();
+    else showSetup(false);
+  });
+  document.body.dataset.auto = app.config.auto_seconds > 0 ? "1" : "0";
   $("advice-more").addEventListener("click", () => { app.showAll = !app.showAll; drawAdvice(app.state); });
   addPerson();
   const speed = $("speed");
