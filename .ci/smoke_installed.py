@@ -10,13 +10,17 @@ every registered player of every game plays one game through ``agents.make``; th
 ``dice-env`` commands of the issue (solve, evaluate --regret, replay, web's /api/health,
 --help of every subcommand); and the Python snippets of the README and of the guides
 (``docs/guides/*.md``, found beside the README), extracted and run in order, in one namespace
-per file (a block after a ``<!-- not run: REASON -->`` line is skipped), with a copy of the
-checkout's ``examples/`` in the working directory (the guides name ``examples/my_bot.py``).
+per file (a block after a ``<!-- not run: REASON -->`` line is skipped), with the examples in
+``examples/`` of the working directory, copied there from the installed package by ``dice-env
+examples --copy examples`` as a user does (the guides name ``examples/my_bot.py``); one of
+them runs from that copy, and ``dice-env models`` and ``dice-env rules`` answer from the
+installed package data.
 Prints one line per check with its time; exits 1 on the first failure.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import re
@@ -36,6 +40,8 @@ SLOW_FIRST_USE = {
     ("win-value", "dice-poker"): "its first use computes the score-spread table of Dice Poker "
                                  "(over 20 minutes on 2 busy cores; Penta's is played above)",
 }
+#: players whose committed model exists for one game only, played on that game below
+ONE_GAME_MODELS = {"ppo-pure": "yahtzee-official"}
 
 
 def check(name: str):
@@ -105,6 +111,16 @@ def every_player_plays() -> None:
                 print(f"skip          agents.make({name!r}, {game!r}): "
                       f"{SLOW_FIRST_USE[name, game]}")
                 continue
+            if name in ONE_GAME_MODELS:
+                with check(f"agents.make({name!r}, {game!r}) names its training command"):
+                    try:
+                        agents.make(name, game)
+                    except FileNotFoundError as exc:
+                        assert "dice-env train" in str(exc), exc
+                    else:
+                        raise AssertionError(f"a committed {name} model for {game} appeared; "
+                                             "play it here")
+                continue
             with check(f"agents.make({name!r}, {game!r}) plays a game"):
                 if name == "win-value":
                     match = {"penta": "dice_env/PentaMatch-v0",
@@ -116,7 +132,7 @@ def every_player_plays() -> None:
                     agent = agents.make(name, game)
                 agent.seed(0)
                 play_one(agent, env)
-    for name in ("ppo", "learned-value"):  # the committed models of standard Yahtzee
+    for name in ("ppo", "learned-value", "ppo-pure"):  # the committed models of Yahtzee
         with check(f"agents.make({name!r}, 'yahtzee-official') plays a game"):
             agent = agents.make(name, "yahtzee-official")
             agent.seed(0)
@@ -218,9 +234,45 @@ def markdown_snippets(path: Path, label: str) -> int:
     return ran
 
 
+def installed_data() -> None:
+    """The examples, the committed models and the rule book, as the installed package gives
+    them: ``dice-env examples --copy``, then an example run from the copy; ``dice-env models
+    --path``; ``dice-env rules``."""
+    import agents
+
+    package = Path(agents.__file__).resolve().parent
+    with check("dice-env examples --copy examples: the checkout's examples, from the package"):
+        run("examples", "--copy", "examples")
+        copied = sorted(p.name for p in Path("examples").glob("*.py"))
+        assert "my_bot.py" in copied and len(copied) >= 4, copied
+        again = subprocess.run([DICE_ENV, "examples", "--copy", "examples"],
+                               capture_output=True, text=True, timeout=120)
+        assert again.returncode == 2 and "--force" in again.stderr, again  # never overwrites
+    with check("python examples/my_bot.py --games 20, from the copy"):
+        proc = subprocess.run([sys.executable, "examples/my_bot.py", "--games", "20"],
+                              capture_output=True, text=True, timeout=600)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        assert proc.stdout.startswith("policy on penta: 20 games"), proc.stdout[-2000:]
+    if importlib.util.find_spec("ray") is None:
+        with check("python examples/rllib_run.py without Ray: one line saying what to install"):
+            proc = subprocess.run([sys.executable, "examples/rllib_run.py"],
+                                  capture_output=True, text=True, timeout=120)
+            assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+            assert 'pip install "dice-env[ray]"' in proc.stderr, proc.stderr
+    with check("dice-env models --path penta: the installed committed model"):
+        path = Path(run("models", "--path", "penta").strip())
+        assert path == package / "models" / "penta.zip" and path.is_file(), path
+        assert "agents.make(\"ppo\", \"penta\")" in run("models")
+    with check("dice-env rules penta / 5000: the installed rule book"):
+        assert "1.4 Five of a kind" in run("rules", "penta")
+        assert "2.3 When you may bank" in run("rules", "5000")
+        assert Path(run("rules", "--path").strip()) == package / "rules.md"
+
+
 def documentation_snippets(readme: Path) -> None:
-    """The README's snippets, then each guide's (docs/guides/ beside the README)."""
-    shutil.copytree(readme.parent / "examples", "examples", dirs_exist_ok=True)
+    """The README's snippets, then each guide's (docs/guides/ beside the README), with the
+    examples copied into ``examples/`` (:func:`installed_data`)."""
+    assert Path("examples/my_bot.py").is_file(), "run installed_data() first"
     assert markdown_snippets(readme, "README"), "no Python snippet of the README ran"
     guides = sorted((readme.parent / "docs" / "guides").glob("*.md"))
     assert guides, f"no guides in {readme.parent / 'docs' / 'guides'}"
@@ -236,6 +288,7 @@ def main() -> int:
     before = package_files()
     every_player_plays()
     commands()
+    installed_data()
     documentation_snippets(readme)
     with check("nothing was written into the installed package"):
         after = package_files()

@@ -10,6 +10,9 @@
 * **The user's own trained models** (what a trainer exports when not told where) go to
   :func:`user_models_dir`: ``$DICE_ENV_HOME/models``, else the user data folder of
   ``platformdirs`` (``~/.local/share/dice-env/models`` on Linux).
+* **The examples and the rule book** (``examples/*.py``, ``docs/rules.md`` of the checkout)
+  ship inside the package too, copied in by the build (``setup.py``): :func:`shipped` finds
+  the installed copy, or for an editable install the checkout's own.
 * **Outputs** (reports, run folders, replays) are relative to the working directory, or where
   ``--out`` says: the commands decide, not this module.
 
@@ -36,11 +39,14 @@ __all__ = [
     "CACHE_ENV_VAR",
     "COMMITTED_MODELS_FOLDER",
     "HOME_ENV_VAR",
+    "SHIPPED",
     "cache_dir",
     "checkout_models_dir",
     "committed_model",
     "committed_models_dir",
+    "editable_checkout",
     "package_data",
+    "shipped",
     "user_data_dir",
     "user_models_dir",
 ]
@@ -55,9 +61,59 @@ def package_data(*parts: str) -> Path:
     return Path(str(resources.files("agents").joinpath(*parts)))
 
 
+#: what the wheel ships inside ``agents`` that lives elsewhere in a checkout: its path in the
+#: package -> its path in the checkout (``setup.py`` copies each in at build time)
+SHIPPED = {"examples": Path("examples"), "rules.md": Path("docs") / "rules.md"}
+
+
+def shipped(name: str) -> Path:
+    """The examples folder (``"examples"``) or the rule book (``"rules.md"``): the copy
+    installed inside the package (a wheel), else the checkout's own when dice-env is an
+    editable install (:func:`editable_checkout`); ``FileNotFoundError`` saying where it was
+    looked for when neither is there."""
+    if name not in SHIPPED:
+        raise ValueError(f"unknown shipped file {name!r}; choose from {', '.join(SHIPPED)}")
+    installed = package_data(name)
+    if installed.exists():
+        return installed
+    checkout = editable_checkout()
+    if checkout is not None and (checkout / SHIPPED[name]).exists():
+        return checkout / SHIPPED[name]
+    where = f" nor in the checkout {checkout}" if checkout is not None else ""
+    raise FileNotFoundError(f"{name} is neither installed with the package ({installed}){where}: "
+                            "reinstall dice-env")
+
+
+def editable_checkout() -> Path | None:
+    """The checkout an editable install of dice-env (``pip install -e``) runs from, as the
+    install recorded it (the ``direct_url.json`` of PEP 610); None for any other install."""
+    import json
+    from importlib.metadata import distributions
+    from urllib.parse import urlparse
+    from urllib.request import url2pathname
+
+    # every record of the name: run from the checkout, its build's ``dice_env.egg-info``
+    # (which has no direct_url.json) comes first on the path and hides the installed one
+    texts = [d.read_text("direct_url.json") for d in distributions(name="dice-env")]
+    try:
+        record = json.loads(next((t for t in texts if t), "{}"))
+    except ValueError:
+        return None
+    url = record.get("url", "") if isinstance(record, dict) else ""
+    if not (record.get("dir_info") or {}).get("editable") or not url.startswith("file:"):
+        return None
+    return Path(url2pathname(urlparse(url).path))
+
+
 def committed_models_dir() -> Path:
     """The folder of the models that ship with the package (read-only package data)."""
     return package_data("models")
+
+
+def win_value_model(game_name: str) -> Path:
+    """The committed win-value model of a scorecard game (``win-value-<game>.pt``; it may not
+    exist).  Here, without torch, so that asking whether there is one costs no import."""
+    return committed_model(f"win-value-{game_name}.pt")
 
 
 def committed_model(filename: str) -> Path:

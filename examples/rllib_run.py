@@ -4,7 +4,8 @@
     python examples/rllib_run.py --timesteps 1000     # a smoke run
     DICE_ENV_EXAMPLE_STEPS=1000 python examples/rllib_run.py
 
-Needs the ``ray`` extra (``pip install -e ".[ray]"``). ``agents.training.ray.rllib`` gives the
+Needs the ``ray`` and ``train`` extras (``pip install "dice-env[train,ray]"``; without them it
+says which to install and exits 2). ``agents.training.ray.rllib`` gives the
 pieces: ``make_env`` (the game's env, created with ``illegal_action="raise"``, its mask inside
 a Dict observation), ``ppo_config`` (RLlib's ``PPOConfig`` with the action-masking RLModule and
 the training config's PPO settings) and ``evaluate`` (the deterministic policy on the config's
@@ -16,20 +17,34 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 
-import torch
+
+def install_hint(missing: ModuleNotFoundError) -> str:
+    """One line saying which extra of dice-env brings the module that is missing: torch comes
+    with ``train``, Ray and RLlib's dependencies with ``ray``."""
+    extra = "train" if (missing.name or "").split(".")[0] == "torch" else "ray"
+    return (f"rllib_run.py: error: this example needs the {extra!r} extra of dice-env, which is "
+            f"not installed (no module named {missing.name!r}): pip install \"dice-env[{extra}]\" "
+            f"(in a checkout: pip install -e \".[{extra}]\")")
+
+
+try:  # the optional dependencies: a clear message, not a traceback, when one is missing
+    import ray
+    import torch
+    from ray.tune.registry import register_env
+
+    from agents.training.ppo import apply_overrides, load_config
+    from agents.training.ray.rllib import RLlibSettings, evaluate, make_env, ppo_config
+except ModuleNotFoundError as exc:
+    print(install_hint(exc), file=sys.stderr)
+    raise SystemExit(2) from None
 
 torch.set_num_threads(1)  # a small network: extra threads only contend (see sb3_maskable_ppo.py)
 
 
 def main() -> None:
     """Train for ``--timesteps`` env steps, then evaluate the policy on fixed games."""
-    import ray
-    from ray.tune.registry import register_env
-
-    from agents.training.ppo import apply_overrides, load_config
-    from agents.training.ray.rllib import RLlibSettings, evaluate, make_env, ppo_config
-
     parser = argparse.ArgumentParser(description="RLlib's PPO with masks on Penta")
     parser.add_argument("--timesteps", type=int,
                         default=int(os.environ.get("DICE_ENV_EXAMPLE_STEPS", 20_000)),

@@ -48,9 +48,9 @@ def training_hint(game: Any, suffix: str = "") -> str:
     path = default_model_path(game, suffix)
     name = path.stem
     if name in _recipe_games():
-        return (f"train its recipe's seeds and commit the median with `dice-env ppo-recipe-seeds "
-                f"--games {name} --export` (or one seed: `dice-env train-stages {name} "
-                "--export`)")
+        return (f"train its recipe's seeds and commit the median with `dice-env report "
+                f"recipe-seeds --games {name} --export` (or one seed: `dice-env train stages "
+                f"{name} --export`)")
     known = _config_names()
     if name in known:
         return f"train one with `dice-env train {name} --export {path.name}`"
@@ -93,8 +93,8 @@ class PurePPOAgent(PPOAgent):
     table -- the dice, the rolls left, the scorecard (open boxes, the upper total, the
     five-of-a-kind box) and what the current dice score in each open box -- nothing computed
     from the dice's probabilities, no hand-made feature of the dice or the bonus, no lookahead
-    (:class:`~agents.policies.structured.features.PureActionFeatures`).  Its committed model
-    is ``agents/models/<game>-pure.zip`` (``yahtzee-official`` and ``penta``), trained by
-    ``dice-env train <game>-pure``."""
+    (:class:`~agents.policies.structured.features.PureActionFeatures`).  Its model is
+    ``agents/models/<game>-pure.zip``, trained by ``dice-env train <game>-pure``; the package
+    commits ``yahtzee-official``'s (Penta has a config to train its own)."""
 
     suffix = "-pure"
