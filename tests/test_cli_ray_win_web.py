@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import need
 
 from agents import cli
 
@@ -22,24 +23,24 @@ DICE_ENV = str(Path(sys.executable).with_name("dice-env"))
 SEED = "argument --seed: must be at least 0, got -1"
 
 BAD_ARGUMENTS = [
-    ("win-report", ["--players", "7"], "argument --players: takes 2 to 6 players, got 7"),
-    ("win-report", ["--sets", "0"], "argument --sets: must be at least 1, got 0"),
-    ("win-report", ["--seeds", "0", "-1"], "argument --seeds: must be at least 0, got -1"),
-    ("win-report", ["--seed", "-1"], SEED),
-    ("train-win-value", ["chess"], "argument game: invalid choice"),
-    ("train-win-value", ["penta", "--states", "5"], "argument --states: must be at least 100"),
-    ("train-win-value", ["penta", "--seed", "-1"], SEED),
-    ("train-rllib", ["penta", "--seed", "-1"], SEED),
-    ("train-rllib", ["penta", "--envs-per-runner", "0"], "argument --envs-per-runner"),
-    ("train-rllib", ["nonesuch"], "no training config"),
-    ("tune", ["penta", "--seeds", "0"], "argument --seeds: must be at least 1, got 0"),
-    ("bench-trainer", ["--iterations", "0"], "argument --iterations: must be at least 1, got 0"),
-    ("bench-trainer", ["--games", "chess"], "argument --games: invalid choice"),
-    ("bench-trainer", ["--seed", "-1"], SEED),
-    ("web-load", ["--games", "0"], "argument --games: must be at least 1, got 0"),
-    ("web-load", ["--seed", "-1"], SEED),
-    ("web-screenshot", ["--seed", "-1"], SEED),
-    ("web-screenshot", ["--width", "10"], "argument --width: must be at least 600, got 10"),
+    ("report win", ["--players", "7"], "argument --players: takes 2 to 6 players, got 7"),
+    ("report win", ["--sets", "0"], "argument --sets: must be at least 1, got 0"),
+    ("report win", ["--seeds", "0", "-1"], "argument --seeds: must be at least 0, got -1"),
+    ("report win", ["--seed", "-1"], SEED),
+    ("train win-value", ["chess"], "argument game: invalid choice"),
+    ("train win-value", ["penta", "--states", "5"], "argument --states: must be at least 100"),
+    ("train win-value", ["penta", "--seed", "-1"], SEED),
+    ("train rllib", ["penta", "--seed", "-1"], SEED),
+    ("train rllib", ["penta", "--envs-per-runner", "0"], "argument --envs-per-runner"),
+    ("train rllib", ["nonesuch"], "no training config"),
+    ("train tune", ["penta", "--seeds", "0"], "argument --seeds: must be at least 1, got 0"),
+    ("bench trainer", ["--iterations", "0"], "argument --iterations: must be at least 1, got 0"),
+    ("bench trainer", ["--games", "chess"], "argument --games: invalid choice"),
+    ("bench trainer", ["--seed", "-1"], SEED),
+    ("bench web", ["--games", "0"], "argument --games: must be at least 1, got 0"),
+    ("bench web", ["--seed", "-1"], SEED),
+    ("report screenshots", ["--seed", "-1"], SEED),
+    ("report screenshots", ["--width", "10"], "argument --width: must be at least 600, got 10"),
     ("web", ["--port", "70000"], "argument --port"),
 ]
 
@@ -47,28 +48,26 @@ BAD_ARGUMENTS = [
 @pytest.mark.parametrize(("command", "args", "message"), BAD_ARGUMENTS)
 def test_bad_arguments_are_one_line_errors(command, args, message, capsys):
     """Exit status 2 and argparse's one-line message naming the argument, before any work."""
-    assert cli.main([command, *args]) == 2
+    assert cli.main([*command.split(), *args]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"dice-env {command}: error: ") and message in err, err
     assert err.count("\n") == 1 and "Traceback" not in err
 
 
-@pytest.mark.parametrize(("script", "args"), [
-    ("win_report", ["--players", "7"]),
-    ("web_load", ["--seed", "-1"]),
-    ("web", ["--port", "70000"]),
+@pytest.mark.parametrize(("script", "args", "command"), [
+    ("win_report", ["--players", "7"], "report win"),
+    ("web_load", ["--seed", "-1"], "bench web"),
+    ("web", ["--port", "70000"], "web"),
 ])
-def test_the_script_and_the_installed_command_say_the_same(script, args, tmp_path):
-    """``python scripts/X.py ARGS`` and ``dice-env X ARGS`` (run outside the checkout): the same
-    exit status and message, each naming itself."""
-    command = script.replace("_", "-")
+def test_the_script_and_the_installed_command_say_the_same(script, args, command, tmp_path):
+    """``python scripts/X.py ARGS`` (the command's older name) and ``dice-env COMMAND ARGS``
+    (run outside the checkout): the same exit status and message, naming the command."""
     ran = [subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, timeout=120)
            for argv in ([sys.executable, str(ROOT / "scripts" / f"{script}.py"), *args],
-                        [DICE_ENV, command, *args])]
+                        [DICE_ENV, *command.split(), *args])]
     assert [r.returncode for r in ran] == [2, 2], [r.stderr for r in ran]
-    assert ran[0].stderr.startswith(f"{script}.py: error: ")
-    assert ran[1].stderr.startswith(f"dice-env {command}: error: ")
-    assert ran[0].stderr.split(": error: ")[1] == ran[1].stderr.split(": error: ")[1]
+    assert ran[0].stderr.startswith(f"dice-env {command}: error: ")
+    assert ran[0].stderr == ran[1].stderr and ran[0].stderr.count("\n") == 1
 
 
 # -- train-win-value ---------------------------------------------------------------------------
@@ -78,8 +77,8 @@ def test_train_win_value_writes_its_run_folder_and_the_default_export(tmp_path):
     left once complete, and ``--export default`` into the user's models folder."""
     home = tmp_path / "home"
     env = {**os.environ, "DICE_ENV_HOME": str(home)}
-    result = subprocess.run([DICE_ENV, "train-win-value", "penta", "--states", "100", "--steps",
-                             "2", "--no-progress", "--export", "default"], cwd=tmp_path,
+    result = subprocess.run([DICE_ENV, "train", "win-value", "penta", "--states", "100",
+                             "--steps", "2", "--no-progress", "--export", "default"], cwd=tmp_path,
                             env=env, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     run = tmp_path / "runs" / "win-value-penta-seed0"
@@ -93,8 +92,8 @@ def test_train_win_value_writes_its_run_folder_and_the_default_export(tmp_path):
 
 
 @pytest.mark.parametrize(("prog", "shown"), [
-    ("dice-env train-win-value", "dice-env train-win-value"),
-    ("train_win_value.py", "python scripts/train_win_value.py")])
+    ("dice-env train win-value", "dice-env train win-value"),
+    (None, "dice-env train win-value")])
 def test_train_win_value_interrupted_prints_the_command_that_resumes(prog, shown, tmp_path,
                                                                      monkeypatch, capsys):
     import agents.training.win_value as trainer
@@ -235,7 +234,7 @@ def test_win_report_exports_the_median_seed_over_the_checkouts_models_only_into_
 def test_bench_trainer_times_and_profiles_a_tiny_run(tmp_path):
     """``dice-env bench trainer`` (the installed command): the table, its JSON line, the
     profile by phase, and the files of --out."""
-    pytest.importorskip("torch")
+    need("torch", "pip install -e '.[train]'")
     result = subprocess.run([DICE_ENV, "bench", "trainer", "--games", "penta", "--runs",
                              "lean-mlp", "--iterations", "1", "--rounds", "1", "--num-envs",
                              "8", "--threads", "1", "--profile", "--no-progress", "--out",
@@ -246,21 +245,26 @@ def test_bench_trainer_times_and_profiles_a_tiny_run(tmp_path):
     assert line["rows"][0]["run"] == "lean-mlp" and line["rows"][0]["steps_per_s"] > 0
     assert line["rows"][0]["cost_vs_lean_mlp"] == 1.0 and "lean-mlp" in line["profiles"]["penta"]
     md = (tmp_path / "speed" / "trainer_speed.md").read_text()
-    assert "Generated by `python scripts/bench_trainer.py --games penta" in md
+    assert "Generated by `dice-env bench trainer --games penta" in md
     assert "## Where a lean iteration's time goes: penta" in md and "| env step |" in md
     assert json.loads((tmp_path / "speed" / "trainer_speed.json").read_text())["meta"]
 
 
-def test_web_screenshot_without_chromium_is_one_line_and_exit_1(tmp_path, capsys):
-    pytest.importorskip("playwright")
-    pytest.importorskip("starlette")
+def test_web_screenshot_without_chromium_is_one_line_and_exit_1(tmp_path, capsys,
+                                                                monkeypatch):
+    """A machine without Chromium, stood in for by a PATH with no browser on it (and no
+    DICE_ENV_CHROMIUM); test_web_browser.py drives the real one."""
+    need("playwright", "pip install -e '.[dev]'")
+    need("starlette", "pip install -e '.[web]'")
     from agents.play.web.browser import chromium_path
 
-    if chromium_path() is not None:
-        pytest.skip("Chromium is here: test_web_browser.py drives it")
-    assert cli.main(["web-screenshot", "--out", str(tmp_path / "play.png")]) == 1
+    (tmp_path / "empty-bin").mkdir()
+    monkeypatch.setenv("PATH", str(tmp_path / "empty-bin"))
+    monkeypatch.delenv("DICE_ENV_CHROMIUM", raising=False)
+    assert chromium_path() is None
+    assert cli.main(["report", "screenshots", "--out", str(tmp_path / "play.png")]) == 1
     err = capsys.readouterr().err
-    assert err.startswith("dice-env web-screenshot: error: no Chromium found")
+    assert err.startswith("dice-env report screenshots: error: no Chromium found")
     assert not (tmp_path / "play.png").exists()
-    assert cli.main(["web-screenshot", "--bot", "nobody"]) == 2
+    assert cli.main(["report", "screenshots", "--bot", "nobody"]) == 2
     assert "argument --bot: 'nobody' is not a Penta player" in capsys.readouterr().err

@@ -323,15 +323,62 @@ def test_threshold_bot_in_choose_mode_drops_a_five_to_bank():
     assert a == R.encode_action(rules, [1, 5, 3], bank=True, set_aside=[1])
 
 
+def replay_scores(scores: list[int], events: list[dict], target: int) -> int | None:
+    """Apply ``events`` to ``scores`` (in place) by the documented meaning of each event type,
+    checking the numbers each one carries; returns the winner, if one was announced."""
+    winner = None
+    for e in events:
+        kind = e["type"]
+        if kind == "bank":
+            scores[e["player"]] += e["points"]
+            assert scores[e["player"]] == e["score"] <= target, e
+        elif kind == "bump":
+            assert scores[e["player"]] == e["lost"] == scores[e["by"]], e
+            scores[e["player"]] = 0
+        elif kind == "overshoot":
+            assert scores[e["player"]] == e["score"] and e["score"] + e["points"] > target, e
+        elif kind == "gift":
+            scores[e["to"]] += e["points"]
+            assert scores[e["to"]] == e["score"] <= target, e
+        elif kind == "win":
+            assert scores[e["player"]] == target, e
+            winner = e["player"]
+        else:
+            assert kind in ("roll", "bust", "gift_lost"), e
+    return winner
+
+
 @pytest.mark.parametrize("choose", [False, True])
-def test_step_rate_smoke(choose):
+def test_random_play_step_by_step_is_consistent(choose):
+    """Random actions against a random bot, game after game: every observation lies in the
+    space, the mask is the legal actions, the events replayed from 0-0 give the scores the
+    env reports, and a game ends exactly when a win is announced, rewarding its winner."""
     env = FiveThousandEnv(choose_scoring_dice=choose, opponents=RandomBot())
     rng = np.random.default_rng(0)
-    _, info = env.reset(seed=0)
-    for _ in range(300):
-        _, _, term, trunc, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
-        if term or trunc:
-            _, info = env.reset()
+    obs, info = env.reset(seed=0)
+    scores = [0, 0]
+    assert replay_scores(scores, info["events"], 5000) is None
+    games, seen = 0, set()
+    for _ in range(1500):
+        assert env.observation_space.contains(obs)
+        assert np.flatnonzero(info["action_mask"]).tolist() == env.legal_actions() != []
+        obs, reward, term, trunc, info = env.step(
+            int(rng.choice(np.flatnonzero(info["action_mask"]))))
+        seen.update(e["type"] for e in info["events"])
+        winner = replay_scores(scores, info["events"], 5000)
+        assert info["scores"] == scores
+        assert term == (winner is not None) and not trunc
+        if term:
+            assert info["winner"] == winner and not info["action_mask"].any()
+            assert reward == (1.0 if winner == info["agent_seat"] else -1.0)
+            games += 1
+            obs, info = env.reset()
+            scores = [0, 0]
+            assert replay_scores(scores, info["events"], 5000) is None
+        else:
+            assert reward == 0.0 and "winner" not in info
+    assert games >= 10 and seen == {"roll", "bust", "bank", "bump", "overshoot", "gift",
+                                    "gift_lost", "win"}
 
 
 def test_choose_mode_illegal_reasons():

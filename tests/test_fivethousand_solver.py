@@ -7,7 +7,8 @@
   applied as a Bellman operator to the solver's table for target 1000 / entry 500;
 * the fixed point does not depend on the starting values; the tables follow the rules module;
 * the full 5000 solve (once per session, through a temporary cache): values, sweeps,
-  residual, time, the cache and the summary record;
+  residual, the cache and the summary record (its solve time is a benchmark figure, in the
+  "Solve time and memory" table of results/optimal.md's 5000 section, not a test);
 * the single-turn facts by brute force and by Monte-Carlo turns on the game core;
 * the agent in the Gymnasium, solo and AEC envs; simulations (optimal vs optimal, solo,
   optimal vs threshold bots) against the exact values, within 4 standard errors.
@@ -349,7 +350,6 @@ def test_full_solve_values_and_convergence(solved):
     assert two.timings["converged"] and two.sweeps <= 20
     assert two.timings["sweep_changes"][-1] <= 1e-9 < two.timings["sweep_changes"][-2]
     assert two.residual < 1e-9 and solo.residual < 1e-9
-    assert two.seconds - two.timings["compile"] < 60 and solo.seconds < 60
     # the second player, and symmetric states, are consistent
     assert two.win_probability(0, 0) == two.first_player_win_probability
     # not monotone near the end: 4900 needs exactly 100 and takes longer than 4800

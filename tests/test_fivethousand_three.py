@@ -3,8 +3,9 @@ its report.
 
 Small targets keep the suite fast (the full 5000 table takes minutes to solve); the reference
 checks recompute turns naively from ``resolve_bank_one`` and ``outcome_distribution``, in seat
-order, without the solver's tables or frames.  One test reads the full 5000 table, and only
-when it is already in the cache.
+order, without the solver's tables or frames.  The full 5000 table (about 5 minutes on two
+cores) is not solved here: one test runs the same code with the shipped settings on target
+2000 (seconds) and checks what the shipped table promises.
 """
 
 from __future__ import annotations
@@ -492,21 +493,27 @@ def test_three_player_report_on_small_rules(small):
     assert rep["solve_seconds"] > 0
 
 
-def test_full_table_when_cached():
-    """The shipped 5000 table (read from the cache; solving it takes minutes)."""
-    rules = VI.coerce_rules(None)
-    key = TP.cache_key(rules, 3, TP.DEFAULT_TOL, TP.EVAL_TOL, TP.MAX_SWEEPS, TP.MAX_LOCAL,
+def test_shipped_settings_on_a_mid_size_table(tmp_path):
+    """What the shipped 5000 table promises, checked on target 2000: the same solver with the
+    same default settings (``load_or_solve_three_player`` given only the rules and a cache
+    folder), solved, written to the cache and read back.  Solving target 5000 takes about
+    5 minutes on two cores; target 2000 takes seconds and still freezes groups whose best
+    responses cycle."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", C.CacheCorruptionWarning)
+        solved = TP.load_or_solve_three_player(MID, cache_dir=tmp_path)
+        sol = TP.load_or_solve_three_player(MID, cache_dir=tmp_path)
+    key = TP.cache_key(MID, 3, TP.DEFAULT_TOL, TP.EVAL_TOL, TP.MAX_SWEEPS, TP.MAX_LOCAL,
                        TP.FREEZE_FROM)
-    if not C.cache_path(None, TP.store._stem(rules, 3), key).exists():
-        pytest.skip("the three-player 5000 table is not cached (scripts or "
-                    "three_player_report() solve it, a few minutes)")
-    sol = TP.load_or_solve_three_player()
-    assert sol.source == "cache"
+    path = C.cache_path(tmp_path, TP.store._stem(MID, 3), key)
+    assert solved.source == "solved" and sol.source == "cache"
+    assert sol.cache_path == path and path.is_file()
+    np.testing.assert_array_equal(sol.values, solved.values)
     p = sol.seat_win_probabilities
     assert p.sum() == pytest.approx(1.0, abs=1e-9) and p[0] > p[1] > p[2]
     f = sol.facts
     assert f["vi"]["converged"] and f["residual"] < 1e-9
     assert f["max_gain_start_reachable"]["gain"] < 0.01
+    assert sol.frozen.any()  # the policy cycled somewhere: the freezing code ran
     assert not np.any((sol.gain_start > 1e-9) & ~sol.frozen)  # best responses elsewhere
     np.testing.assert_allclose(sol.values.sum(axis=1), 1.0, atol=1e-9)
-    assert f["seconds"] < 600

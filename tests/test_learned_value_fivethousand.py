@@ -161,7 +161,7 @@ def test_cli(tmp_path, capsys):
 
 
 def test_refusals(tmp_path, tiny_result):
-    with pytest.raises(FileNotFoundError, match="train-learned-value fivethousand"):
+    with pytest.raises(FileNotFoundError, match="train learned-value fivethousand"):
         LV.LearnedValueAgent("fivethousand", model_path=tmp_path / "none.pt")
     with pytest.raises(ValueError, match="literal rules"):
         LV.LearnedValueAgent({"choose_scoring_dice": True}, model=tiny_result.model)
@@ -203,5 +203,15 @@ def test_act_agrees_with_state_values(tiny_agent):
     acts = tiny_agent.act_batch(obs, masks)
     assert np.array_equal(acts, tiny_agent.act_states(sub, masks))
     assert tiny_agent.act(obs[0], masks[0]) == acts[0]
+    # each action is legal and has the better value of the legal ones (ties to banking)
+    rows = np.arange(len(live))
+    assert masks[rows, acts].all()
+    legal = np.where(masks, vals, -np.inf)
+    np.testing.assert_allclose(vals[rows, acts], legal.max(axis=1), rtol=0, atol=1e-12)
+    both = masks.all(axis=1)
+    clear = both & (np.abs(vals[:, R.BANK] - vals[:, R.ROLL]) > 1e-9)
+    assert np.array_equal(acts[clear], np.argmax(vals[clear], axis=1))  # ROLL 0, BANK 1
+    assert set(acts[clear].tolist()) == {R.ROLL, R.BANK}  # real choices, of both kinds
+    assert all(tiny_agent.act(obs[i], masks[i]) == acts[i] for i in np.flatnonzero(clear))
 
 

@@ -16,6 +16,7 @@ import pytest
 
 from agents.scorecard.optimal import OptimalAgent, simulate_optimal_games
 from agents.solvers import scorecard_dp as DP
+from agents.solvers.cache import peak_memory_mb
 from dice_env import dice as D
 from dice_env.scorecard import game as G
 from dice_env.scorecard.observation import encode_observation
@@ -109,7 +110,8 @@ def test_solve_script(tmp_path, capsys):
     first = json.loads(capsys.readouterr().out)
     assert first["source"] == "solved"
     assert first["expected_score"] == pytest.approx(PUBLISHED["yahtzee-no-bonus"], abs=5e-4)
-    assert first["seconds"] > 0 and 0 < first["peak_mb"] < 2048
+    # the process's peak (an xdist worker's, after whatever ran there before): at most now's
+    assert first["seconds"] > 0 and 0 < first["peak_mb"] <= peak_memory_mb() + 0.1
     assert script.main(args) == 0
     assert json.loads(capsys.readouterr().out)["source"] == "cache"
     assert script.main(["yahtzee-no-bonus", "--cache-dir", str(tmp_path)]) == 0
@@ -355,14 +357,12 @@ def test_advise_at_the_first_throw_averages_to_the_expected_score(agents):
 
 
 def test_agent_through_the_gymnasium_env(agents):
-    gym = pytest.importorskip("gymnasium")
+    import gymnasium as gym
+
     import dice_env  # noqa: F401 - registers the ids
 
     agent = agents("penta")
-    try:
-        env = gym.make("dice_env/Penta-v0")
-    except Exception as exc:  # pragma: no cover - the env is another module's business
-        pytest.skip(f"scorecard env unavailable: {exc}")
+    env = gym.make("dice_env/Penta-v0")
     obs, info = env.reset(seed=5)
     total, done = 0.0, False
     while not done:
@@ -389,9 +389,6 @@ def test_simulated_mean_matches_the_dp_value(agents):
 def test_agent_from_the_factory(tmp_path, solutions):
     import agents as agents_pkg
 
-    if not hasattr(agents_pkg, "make"):
-        pytest.skip("agents.make not importable (no factory yet, or a stale editable install "
-                    "that imports agents as a namespace package)")
     solutions("yahtzee-official")  # solved once for the session; here through another cache
     agent = agents_pkg.make("optimal", "dice_env/YahtzeeOfficial-v0", cache_dir=tmp_path,
                             seed=0)

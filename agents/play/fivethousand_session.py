@@ -46,28 +46,22 @@ MAX_PLAYERS = 8
 MAX_BOTS = MAX_PLAYERS - 1
 
 
-def load_fivethousand_optimal() -> Any | None:
-    """The optimal 5000 player/advisor if this installation has one, else ``None``."""
+def load_fivethousand_optimal() -> Any:
+    """The optimal 5000 player, which is also the advisor.
+
+    No error is caught: the player ships with the package (its solver needs numba, a core
+    dependency), and building it reads no table -- each table is loaded, or solved the first
+    time on a machine (seconds), when it is first used (:func:`load_fivethousand_tables`).  So
+    there is no "not installed" or "table missing" case to allow for, and whatever goes wrong
+    here is a bug that must show, not a game without its advisor."""
     from agents.registry import make
 
-    try:
-        return make("optimal", "fivethousand")
-    except (ValueError, ImportError):
-        pass
-    try:
-        from agents.fivethousand.optimal import OptimalAgent
-    except ImportError:
-        return None
-    try:
-        agent = OptimalAgent("fivethousand")
-    except Exception:  # a missing or broken solver must not stop a game  # noqa: BLE001
-        return None
-    return agent if callable(getattr(agent, "advise", None)) else None
+    return make("optimal", "fivethousand")
 
 
-def fivethousand_advisor() -> Any | None:
-    """The optimal 5000 player (win probability; solo: expected turns), or None if this
-    installation has none."""
+def fivethousand_advisor() -> Any:
+    """The optimal 5000 player (win probability; solo: expected turns), built once per
+    process."""
     return cached(("fivethousand",), load_fivethousand_optimal)
 
 
@@ -77,7 +71,7 @@ def load_fivethousand_tables(agent: Any, num_players: int) -> None:
     three-player one for three, the two-player one otherwise."""
     table = {1: "solo", 3: "three_player"}.get(num_players, "two_player")
     with BUILD_LOCK:
-        getattr(agent, table, None)
+        getattr(agent, table)
 
 
 def make_bot(name: str, game: Any = "fivethousand") -> Any:
@@ -85,13 +79,7 @@ def make_bot(name: str, game: Any = "fivethousand") -> Any:
     player the advisor is (its tables shared), or the registered player ``name``;
     ``ValueError`` with a readable message when it does not exist."""
     if name == "optimal":
-        bot = load_fivethousand_optimal()
-        if bot is None:
-            from agents.registry import available
-
-            raise ValueError("the optimal 5000 player is not available in this installation; "
-                             f"choose from {available('fivethousand')}")
-        return bot
+        return load_fivethousand_optimal()
     return registered_bot(name, game)
 
 
@@ -214,7 +202,7 @@ class FiveThousandSession(PeopleAtTable):
     # -- where the game stands ---------------------------------------------------------------
     @property
     def advising(self) -> bool:
-        """Whether the advisor is on (it may be missing from an installation)."""
+        """Whether the advisor is on."""
         return self.advisor is not None
 
     def set_advise(self, on: bool) -> None:

@@ -98,10 +98,7 @@ class FiveThousandTerminalGame:
     def play(self) -> int:
         """Play the whole game; returns the exit status."""
         s = self.session
-        if self.advise and s.advisor is None:
-            self.term.say("No optimal 5000 advisor is available in this installation: no "
-                          "advice will be shown.")
-        elif self.advise and len(self.names) == 3:
+        if self.advise and len(self.names) == 3:
             self.term.say(s.advisor_note())
         events = list(s.start_events)
         try:
