@@ -67,7 +67,7 @@ def load(spec: Any, game: Any = "penta", **options: Any) -> Agent:
               DQN; the algorithm is detected, or given as a prefix: ``"dqn:my_dqn.zip"``) --
               an :class:`~agents.policies.sb3_models.SB3Agent`, refused if its spaces do not
               fit the game's env;
-            * the folder of a ``scripts/train.py`` run: the policy of its latest checkpoint;
+            * the folder of a ``dice-env train`` run: the policy of its latest checkpoint;
             * ``"module:attr"`` or ``"path/to/file.py:attr"`` naming an agent class (called as
               ``cls(game, **options)`` if it takes a positional argument, else
               ``cls(**options)``), an agent object (anything with ``act`` or ``act_batch``), a

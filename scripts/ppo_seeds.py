@@ -1,6 +1,7 @@
 #!/usr/bin/env python
-"""PPO across training seeds at a reduced budget: every seed's exact gap: the same as
-``dice-env ppo-seeds`` (``dice-env ppo-seeds --help``)."""
+"""PPO across training seeds at a reduced budget: every seed's exact gap: ``dice-env report
+ppo-seeds`` (``dice-env report ppo-seeds --help``), whose usage and messages this script shows;
+it stays for the reproduction commands of older results."""
 from agents.cli import script_main
 
 if __name__ == "__main__":

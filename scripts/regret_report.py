@@ -1,7 +1,8 @@
 #!/usr/bin/env python
-"""Where every player loses its points: ``results/regret.md``, ``regret.json`` and
-``regret.png``, the exact per-decision regret of every registered player: the same as
-``dice-env regret-report`` (``dice-env regret-report --help``)."""
+"""Where every player loses its points: ``results/regret.md``, ``regret.json`` and ``regret.png``,
+the exact per-decision regret of every registered player: ``dice-env report regret`` (``dice-env
+report regret --help``), whose usage and messages this script shows; it stays for the
+reproduction commands of older results."""
 from agents.cli import script_main
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 #!/usr/bin/env python
 """The main job: reproduce the benchmark tables of ``results/`` (``--quick``, the default, into
-``results/quick/``; ``--full`` into ``results/``): the same as ``dice-env reproduce``
-(``dice-env reproduce --help``)."""
+``results/quick/``; ``--full`` into ``results/``): ``dice-env reproduce`` (``dice-env reproduce
+--help``), whose usage and messages this script shows; it stays for the reproduction commands of
+older results."""
 from agents.cli import script_main
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 #!/usr/bin/env python
-"""Load-test the web app over loopback: many games at once through the HTTP API: the same as
-``dice-env web-load`` (``dice-env web-load --help``)."""
+"""Load-test the web app over loopback: many games at once through the HTTP API: ``dice-env bench
+web`` (``dice-env bench web --help``), whose usage and messages this script shows; it stays for
+the reproduction commands of older results."""
 from agents.cli import script_main
 
 if __name__ == "__main__":

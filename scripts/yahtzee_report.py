@@ -1,6 +1,7 @@
 #!/usr/bin/env python
-"""Standard Yahtzee, the benchmark of record: ``results/yahtzee.md`` and ``yahtzee.json``: the
-same as ``dice-env yahtzee-report`` (``dice-env yahtzee-report --help``)."""
+"""Standard Yahtzee, the benchmark of record: ``results/yahtzee.md`` and ``yahtzee.json``:
+``dice-env report yahtzee`` (``dice-env report yahtzee --help``), whose usage and messages this
+script shows; it stays for the reproduction commands of older results."""
 from agents.cli import script_main
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ from __future__ import annotations
 import gymnasium as gym
 import numpy as np
 import pytest
+from conftest import need
 
 import dice_env
 from dice_env.scorecard.env import ScorecardEnv
@@ -109,7 +110,7 @@ def test_bonus_features_of_a_batch_match_row_by_row():
 def test_a_bonus_model_plays_from_basic_observations(tmp_path):
     """A model trained on the bonus observation loads for the game and acts on the basic
     observations evaluation harnesses give it (and on bonus ones)."""
-    pytest.importorskip("sb3_contrib")
+    need("sb3_contrib", "pip install -e '.[train]'")
     from sb3_contrib import MaskablePPO
 
     import agents

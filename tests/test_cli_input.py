@@ -94,8 +94,7 @@ def unchecked_numbers(parser: argparse.ArgumentParser) -> list[str]:
 def test_every_number_of_every_subcommand_has_a_checked_type():
     parsers = command_parsers()
     walked = {f"agents.cli.{name}" for name, _ in parsers}
-    assert {c.module for c in agents.cli.COMMANDS if c.name != "bench"} <= walked  # (bench
-    # hands its arguments to bench-env, bench-trainer and web-load)
+    assert {c.module for c in agents.cli.COMMANDS} <= walked
     problems = {name: p for name, parser in parsers if (p := unchecked_numbers(parser))}
     assert not problems, problems
 
@@ -115,14 +114,14 @@ def test_the_number_check_finds_an_unchecked_argument():
     ("play", ["penta", "--seed", "-1"], "argument --seed: must be at least 0, got -1"),
     ("play", ["penta", "--auto-seconds", "-1"], "argument --auto-seconds: must be 0 (off) or"),
     ("play", ["penta", "--auto-seconds", "nan"], "argument --auto-seconds: "),
-    ("train-learned-value", ["fivethousand", "--players", "-1"], "argument --players: must be"),
-    ("train-learned-value", ["fivethousand", "--players", "9"],
+    ("train learned-value", ["fivethousand", "--players", "-1"], "argument --players: must be"),
+    ("train learned-value", ["fivethousand", "--players", "9"],
      "argument --players: must be at most 6, got 9"),
     ("replay", ["--agent", "greedy", "--game", "penta", "--seed", "-3", "--out", "r.html"],
      "argument --seed: must be at least 0, got -3"),
 ])
 def test_bad_numbers_are_one_line_errors_naming_the_argument(command, args, message, capsys):
-    assert dice_env_main([command, *args]) == 2
+    assert dice_env_main([*command.split(), *args]) == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1, err
 
@@ -257,27 +256,27 @@ def no_training(monkeypatch):
      "argument --set: env_kwargs: unknown rule knobs"),
     ("train", ["penta", "--run-dir", "a/run", "--export", "a/b/m.zip", "--set", "ppo.x=1"],
      "unknown config entry 'ppo.x'"),
-    ("train-stages", ["penta", "--run-root", "a/runs", "--stages", "stages.json"],
+    ("train stages", ["penta", "--run-root", "a/runs", "--stages", "stages.json"],
      "penta stage 2: argument --set: ppo.gamma must be a number above 0"),
-    ("ppo-recipe-seeds", ["--games", "penta", "--stages", "stages.json", "--run-root",
+    ("report recipe-seeds", ["--games", "penta", "--stages", "stages.json", "--run-root",
                           "a/runs", "--out", "a/table"],
      "penta stage 2: argument --set: ppo.gamma must be a number above 0"),
-    ("tune", ["penta", "--out", "a/tune", "--grid", "ppo.gamma=0.9,abc"],
+    ("train tune", ["penta", "--out", "a/tune", "--grid", "ppo.gamma=0.9,abc"],
      "argument --grid: ppo.gamma must be"),
-    ("tune", ["penta", "--out", "a/tune", "--set", "ppo.n_epochs=0"],
+    ("train tune", ["penta", "--out", "a/tune", "--set", "ppo.n_epochs=0"],
      "argument --set: ppo.n_epochs must be an integer of at least 1, got 0"),
-    ("train-rllib", ["penta", "--out", "a/rllib", "--set", "num_envs=0"],
+    ("train rllib", ["penta", "--out", "a/rllib", "--set", "num_envs=0"],
      "argument --set: num_envs must be an integer of at least 1, got 0"),
-    ("train-learned-value", ["penta", "--out", "a/lv", "--refine-passes", "2",
+    ("train learned-value", ["penta", "--out", "a/lv", "--refine-passes", "2",
                              "--refine-games", "0"], "refinement passes need"),
-    ("ablations", ["penta", "--out", "a/abl", "--variants", "nope"], "unknown variants"),
+    ("report ablations", ["penta", "--out", "a/abl", "--variants", "nope"], "unknown variants"),
 ])
 def test_a_rejected_run_creates_nothing(command, args, message, tmp_path, monkeypatch, capsys,
                                         no_training):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "stages.json").write_text(json.dumps({"penta": [
         {"timesteps": 1000}, {"timesteps": 2000, "set": {"ppo.gamma": 0}}]}))
-    assert dice_env_main([command, *args]) == 2
+    assert dice_env_main([*command.split(), *args]) == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1, err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["stages.json"]
@@ -418,7 +417,7 @@ def test_every_progress_bar_goes_through_the_helper():
     """No module but agents/progress.py imports tqdm (the web app's worker stand-in and its
     table-preparation bars, which check the terminal themselves, aside)."""
     root = Path(agents.cli.__file__).parent.parent
-    allowed = {"progress.py", "play/web/jobs.py", "play/web/server.py"}
+    allowed = {"progress.py", "play/web/job_worker.py", "play/web/server.py"}
     offenders = [str(p.relative_to(root)) for p in root.rglob("*.py")
                  if str(p.relative_to(root)) not in allowed
                  and any(line.lstrip().startswith(("import tqdm", "from tqdm"))
@@ -427,9 +426,9 @@ def test_every_progress_bar_goes_through_the_helper():
 
 
 def test_no_progress_bar_through_a_pipe(tmp_path):
-    """``dice-env bench-env`` (a bar over the envs) with its output piped: no carriage return,
+    """``dice-env bench env`` (a bar over the envs) with its output piped: no carriage return,
     no escape code."""
-    result = subprocess.run([DICE_ENV, "bench-env", "--ids", "dice_env/Penta-v0", "--aec",
+    result = subprocess.run([DICE_ENV, "bench", "env", "--ids", "dice_env/Penta-v0", "--aec",
                              "--sizes", "4", "--steps", "64", "--single-steps", "16",
                              "--repeats", "1", "--out", str(tmp_path / "b")],
                             capture_output=True, text=True, timeout=300)

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import need
 
 ROOT = Path(__file__).resolve().parent.parent
 DICE_ENV = str(Path(sys.executable).with_name("dice-env"))
@@ -23,7 +24,7 @@ TINY = {"env_id": "dice_env/Penta-v0", "family": "scorecard", "trainer": "lean",
 def test_installed_dice_env_train_prints_a_dice_env_resume_command(tmp_path):
     """`dice-env train penta ...`, the installed command, run outside the checkout: a tiny run
     stopped by its time budget prints `dice-env train ... --resume`, which finishes it."""
-    pytest.importorskip("sb3_contrib")
+    need("sb3_contrib", "pip install -e '.[train]'")
     (tmp_path / "tiny.json").write_text(json.dumps(TINY))
     first = subprocess.run([DICE_ENV, "train", "penta", "--no-progress", "--threads", "1",
                             "--config", "tiny.json", "--timesteps", "256", "--max-minutes",
@@ -42,22 +43,22 @@ def test_installed_dice_env_train_prints_a_dice_env_resume_command(tmp_path):
 
 
 BAD_ARGUMENTS = [
-    ("plot-results", ["--models", "/nonexistent"], "no learning curves"),
-    ("ppo-seeds", ["--eval-games", "1"], "at least 2"),
-    ("ppo-seeds", ["--games", "chess"], "invalid choice"),
-    ("ppo-recipe-seeds", ["--eval-games", "1"], "at least 2"),
-    ("ppo-recipe-seeds", ["--seeds", "-1"], "at least 0"),
-    ("learned-value-seeds", ["--seeds", "-1"], "at least 0"),
-    ("ablations", ["--variants", "nope"], "unknown variants"),
-    ("ablations", ["--seeds", "-1"], "argument --seeds: must be at least 0, got -1"),
-    ("train-stages", ["chess"], "argument game: no stages for 'chess'"),
-    ("train-stages", ["penta", "--seed", "-1"], "argument --seed: must be at least 0, got -1"),
-    ("train-stages", ["penta", "--variant", "nope"], "argument --variant: unknown variant 'nope'"),
-    ("train-stages", ["penta", "--variant", "fast-half-steps", "--steps-scale", "0.3"],
+    ("report plots", ["--models", "/nonexistent"], "no learning curves"),
+    ("report ppo-seeds", ["--eval-games", "1"], "at least 2"),
+    ("report ppo-seeds", ["--games", "chess"], "invalid choice"),
+    ("report recipe-seeds", ["--eval-games", "1"], "at least 2"),
+    ("report recipe-seeds", ["--seeds", "-1"], "at least 0"),
+    ("report learned-value-seeds", ["--seeds", "-1"], "at least 0"),
+    ("report ablations", ["--variants", "nope"], "unknown variants"),
+    ("report ablations", ["--seeds", "-1"], "argument --seeds: must be at least 0, got -1"),
+    ("train stages", ["chess"], "argument game: no stages for 'chess'"),
+    ("train stages", ["penta", "--seed", "-1"], "argument --seed: must be at least 0, got -1"),
+    ("train stages", ["penta", "--variant", "nope"], "argument --variant: unknown variant 'nope'"),
+    ("train stages", ["penta", "--variant", "fast-half-steps", "--steps-scale", "0.3"],
      "argument --steps-scale: the variant sets its own"),
-    ("train-stages", ["penta", "--variant", "fast", "--export"], "argument --export: a variant"),
-    ("train-learned-value", ["penta", "--seed", "-1"], "at least 0"),
-    ("train-learned-value", ["fivethousand", "--players", "7"], "argument --players"),
+    ("train stages", ["penta", "--variant", "fast", "--export"], "argument --export: a variant"),
+    ("train learned-value", ["penta", "--seed", "-1"], "at least 0"),
+    ("train learned-value", ["fivethousand", "--players", "7"], "argument --players"),
 ]
 
 
@@ -66,20 +67,22 @@ def test_bad_arguments_are_one_line_errors(command, args, message, capsys):
     """Exit status 2 and one line naming the argument, never a traceback or a partial run."""
     from agents.cli import main
 
-    assert main([command, *args]) == 2
+    assert main([*command.split(), *args]) == 2
     err = capsys.readouterr().err.strip()
     assert message in err and len(err.splitlines()) == 1, err
 
 
 @pytest.mark.parametrize("script", ["plot_results.py", "ppo_recipe_seeds.py"])
 def test_the_scripts_are_the_same_commands(script):
-    """`python scripts/x.py` runs `dice-env x`, its messages naming the script."""
+    """`python scripts/x.py` runs the command of that older name, its messages naming the
+    command (`dice-env report plots`, `dice-env report recipe-seeds`)."""
     result = subprocess.run([sys.executable, f"scripts/{script}", "--eval-games", "1"]
                             if script != "plot_results.py" else
                             [sys.executable, f"scripts/{script}", "--models", "/nonexistent"],
                             cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert result.returncode == 2 and "Traceback" not in result.stderr
-    assert result.stderr.startswith(f"{script}: error: ")
+    command = {"plot_results.py": "report plots", "ppo_recipe_seeds.py": "report recipe-seeds"}
+    assert result.stderr.startswith(f"dice-env {command[script]}: error: ")
 
 
 def test_exports_of_committed_models_need_a_checkout(tmp_path, monkeypatch, capsys):
@@ -88,14 +91,14 @@ def test_exports_of_committed_models_need_a_checkout(tmp_path, monkeypatch, caps
     from agents.cli import main
 
     monkeypatch.chdir(tmp_path)
-    assert main(["ppo-recipe-seeds", "--export"]) == 2
+    assert main(["report", "recipe-seeds", "--export"]) == 2
     assert "argument --export: " in capsys.readouterr().err
-    assert main(["train-stages", "penta", "--export", "--dry-run"]) == 2
+    assert main(["train", "stages", "penta", "--export", "--dry-run"]) == 2
     assert "not a dice-env checkout" in capsys.readouterr().err
-    assert main(["learned-value-seeds", "--export"]) == 2
+    assert main(["report", "learned-value-seeds", "--export"]) == 2
     assert not (tmp_path / "runs").exists() and not (tmp_path / "results").exists()
     monkeypatch.chdir(ROOT)
-    assert main(["train-stages", "penta", "--export", "--dry-run"]) == 0
+    assert main(["train", "stages", "penta", "--export", "--dry-run"]) == 0
     assert "--export agents/models/penta.zip" in capsys.readouterr().out
 
 
@@ -187,17 +190,17 @@ def test_train_stages_trains_a_committed_variant_where_recipe_variants_finds_it(
     under runs/variants/NAME; --seed and --run-root still win."""
     from agents.cli import main
 
-    assert main(["train-stages", "penta", "--variant", "fast-2-epochs-2048", "--dry-run"]) == 0
+    assert main(["train", "stages", "penta", "--variant", "fast-2-epochs-2048", "--dry-run"]) == 0
     first, second = capsys.readouterr().out.strip().splitlines()[-2:]
     for line in (first, second):
         assert "--seed 0 --run-dir runs/variants/fast-2-epochs-2048/penta-stage" in line
         assert "--set ppo.n_epochs=2 --set ppo.batch_size=2048" in line
     assert "learning_rate_schedule" in second and "--timesteps 30015488" in second
-    assert main(["train-stages", "penta", "--variant", "fast-2-epochs-2048-seed-1",
+    assert main(["train", "stages", "penta", "--variant", "fast-2-epochs-2048-seed-1",
                  "--dry-run"]) == 0
     assert "--seed 1 --run-dir runs/variants/fast-2-epochs-2048-seed-1/penta-seed1-stage1" \
         in capsys.readouterr().out
-    assert main(["train-stages", "penta", "--variant", "fast-half-steps", "--seed", "2",
+    assert main(["train", "stages", "penta", "--variant", "fast-half-steps", "--seed", "2",
                  "--run-root", "runs/mine", "--dry-run"]) == 0
     out = capsys.readouterr().out
     assert "--seed 2 --run-dir runs/mine/penta-seed2-stage1 --timesteps 5079040" in out

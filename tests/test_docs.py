@@ -19,6 +19,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from conftest import need
 
 from dice_env.fivethousand.rules import FiveThousandRules
 from dice_env.scorecard.rules import PRESETS, Rules
@@ -209,7 +210,7 @@ def test_the_readme_layout_names_every_module_of_the_package(package):
 
 
 def test_architecture_doc_draws_every_layer_of_the_contract():
-    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+    tomllib = need("tomllib", "Python 3.11 or later")  # Python 3.11+
     config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]
     layers = next(c for c in config["contracts"] if c["type"] == "layers")
     doc = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")

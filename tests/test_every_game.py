@@ -12,6 +12,7 @@ from __future__ import annotations
 import gymnasium as gym
 import numpy as np
 import pytest
+from conftest import need
 from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import api_test
 
@@ -154,8 +155,8 @@ def test_a_web_game(family):
     """The web app plays the family's web game (its ``"web_game"`` hook) against a bot: a new
     game and two presses of the buttons its view offers, each view carrying the page's
     layout."""
-    pytest.importorskip("starlette")
-    pytest.importorskip("httpx")
+    need("starlette", "pip install -e '.[web]'")
+    need("httpx", "pip install -e '.[web]'")
     import warnings
 
     from agents.play.web.app import create_app

@@ -23,6 +23,7 @@ from pathlib import Path
 
 import gymnasium as gym
 import pytest
+from conftest import need
 
 import agents
 import dice_env  # noqa: F401  (registers the env ids)
@@ -107,8 +108,7 @@ def test_pettingzoo_loop_plays_both_games_to_the_end(tmp_path):
 
 @pytest.mark.xdist_group("ray")
 def test_rllib_run_trains_and_evaluates(tmp_path):
-    pytest.importorskip("ray.rllib.algorithms.ppo",
-                        reason="Ray with RLlib is an optional extra: pip install -e '.[ray]'")
+    need("ray.rllib.algorithms.ppo", "pip install -e '.[ray]'")
     out = run(sys.executable, str(EXAMPLES / "rllib_run.py"), "--timesteps", "600",
               "--eval-games", "10", cwd=tmp_path, timeout=600)
     steps = [int(s.replace(",", "")) for s in re.findall(r"^([\d,]+) env steps", out, re.M)]

@@ -3,6 +3,7 @@
 import gymnasium as gym
 import numpy as np
 import pytest
+from conftest import need
 from gymnasium.vector import AutoresetMode
 
 import dice_env
@@ -411,7 +412,7 @@ def test_opponents_are_asked_in_batches_and_callables_row_by_row():
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")
 @pytest.mark.parametrize("env_id", list(dice_env.FIVE_THOUSAND_IDS))
 def test_maskable_ppo_trains_on_the_sb3_adapter(env_id):
-    pytest.importorskip("sb3_contrib")
+    need("sb3_contrib", "pip install -e '.[train]'")
     from sb3_contrib import MaskablePPO
     from sb3_contrib.common.maskable.utils import get_action_masks
 

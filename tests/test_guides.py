@@ -94,7 +94,7 @@ def test_guide_python_blocks_run(guide, tmp_path):
     to_run = [(f"{guide.name} block {i}", code)
               for i, (reason, code) in enumerate(blocks, 1) if reason is None]
     if not to_run:
-        pytest.skip(f"every Python block of {guide.name} is marked not run")
+        return  # every block is marked not run, each with its reason (checked above)
     shutil.copytree(ROOT / "examples", tmp_path / "examples")
     (tmp_path / "blocks.json").write_text(json.dumps(to_run), encoding="utf-8")
     proc = subprocess.run([sys.executable, "-c", RUNNER, "blocks.json"], cwd=tmp_path,

@@ -13,6 +13,7 @@ import json
 
 import numpy as np
 import pytest
+from conftest import need
 
 import agents
 from agents.evaluation.fivethousand_regret import fivethousand_gap
@@ -192,7 +193,7 @@ class Factory:
 def served():
     import warnings
 
-    pytest.importorskip("starlette", reason="the web extra (pip install -e '.[web]')")
+    need("starlette", "pip install -e '.[web]'")
     from starlette.applications import Starlette
 
     with warnings.catch_warnings():  # starlette 1.x prefers httpx2 to the httpx installed

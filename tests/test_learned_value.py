@@ -243,7 +243,7 @@ def test_single_and_batched_decisions_agree(tiny):
 
 
 def test_missing_model_and_wrong_game(tmp_path, tiny):
-    with pytest.raises(FileNotFoundError, match="train-learned-value penta"):
+    with pytest.raises(FileNotFoundError, match="train learned-value penta"):
         LV.LearnedValueAgent("penta", model_path=tmp_path / "none.pt")
     with pytest.raises(ValueError, match="penta"):
         LV.LearnedValueAgent("dice-poker", model=tiny.model)

@@ -9,6 +9,7 @@ import zipfile
 import gymnasium as gym
 import numpy as np
 import pytest
+from conftest import need
 
 import agents
 from agents.evaluation import play_scorecard_games
@@ -20,7 +21,7 @@ from agents.policies.user_code import FunctionAgent
 
 MODELS_DIR = committed_models_dir()
 
-pytest.importorskip("sb3_contrib")
+need("sb3_contrib", "pip install -e '.[train]'")
 
 ALGOS = ["maskableppo", "ppo", "a2c", "dqn"]
 
@@ -112,7 +113,6 @@ def test_a_model_for_another_game_is_refused_naming_both(models):
         PPOAgent("dice-poker", model_path=models["maskableppo"])
 
 
-@pytest.mark.skipif(not (MODELS_DIR / "penta.zip").exists(), reason="no committed models")
 def test_the_committed_ppo_models_still_load_and_play():
     penta = agents.make("ppo", "penta")
     assert isinstance(penta, SB3Agent) and penta.algorithm == "maskableppo"
@@ -298,7 +298,6 @@ def test_bad_modules_and_attributes(bots_dir, tmp_path):
         agents.load(lambda: 42, "penta")
 
 
-@pytest.mark.skipif(not (MODELS_DIR / "penta.zip").exists(), reason="no committed models")
 @pytest.mark.parametrize("spec", ["heuristic", str(MODELS_DIR / "penta.zip"),
                                   "agents.scorecard.heuristic:GreedyAgent"])
 def test_load_parses_the_game_once(monkeypatch, spec):

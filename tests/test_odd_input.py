@@ -16,6 +16,7 @@ from types import SimpleNamespace
 import gymnasium as gym
 import numpy as np
 import pytest
+from conftest import need
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -501,7 +502,7 @@ def test_rgb_array_turns_rendering_off_and_render_returns_none(env_id):
 
 
 def test_sb3_make_vec_env_warns_once():
-    env_util = pytest.importorskip("stable_baselines3.common.env_util")
+    env_util = need("stable_baselines3.common.env_util", "pip install -e '.[train]'")
     with warnings.catch_warnings(record=True) as made:
         warnings.simplefilter("always")
         venv = env_util.make_vec_env("dice_env/DicePoker-v0", n_envs=2, seed=0)
@@ -514,7 +515,9 @@ def test_sb3_make_vec_env_warns_once():
 # -- SB3: the rollout size --------------------------------------------------------------------
 
 def test_rollout_size_check_warns_when_one_rollout_is_far_above_the_request():
-    sb3 = pytest.importorskip("dice_env.sb3")
+    need("stable_baselines3", "pip install -e '.[train]'")
+    from dice_env import sb3
+
     big = SimpleNamespace(n_envs=256, n_steps=2048, num_timesteps=0)
     with pytest.warns(UserWarning, match=r"2048 x 256 = 524,288 env steps.*1,000 steps"):
         assert sb3.check_rollout_size(big, 1000) == 524_288
@@ -530,7 +533,7 @@ def test_rollout_size_check_warns_when_one_rollout_is_far_above_the_request():
 
 
 def test_rollout_size_check_on_a_real_maskable_ppo():
-    pytest.importorskip("sb3_contrib")
+    need("sb3_contrib", "pip install -e '.[train]'")
     from sb3_contrib import MaskablePPO
 
     from dice_env.sb3 import RolloutSizeCheck, make_sb3_vec_env
@@ -551,9 +554,8 @@ from agents.paths import committed_models_dir  # noqa: E402
 MODELS_DIR = committed_models_dir()
 
 
-@pytest.mark.skipif(not (MODELS_DIR / "penta.zip").exists(), reason="no committed models")
 def test_a_penta_model_for_dice_poker_fails_at_construction_naming_both():
-    pytest.importorskip("sb3_contrib")
+    need("sb3_contrib", "pip install -e '.[train]'")
     import agents
 
     with pytest.raises(ValueError, match=r"penta\.zip for dice-poker: .*shape \(\d+,\).*"

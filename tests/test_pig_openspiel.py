@@ -7,12 +7,13 @@ import zlib
 
 import numpy as np
 import pytest
+from conftest import need
 
 from dice_env.pig import rules as R
 from dice_env.pig.observation import openspiel_observation_tensor
 from dice_env.pig.rules import HOLD, ROLL, PigRules
 
-pyspiel = pytest.importorskip("pyspiel")
+pyspiel = need("pyspiel", "pip install -e '.[dev]': open_spiel")
 
 SETTINGS = [
     {},

@@ -9,6 +9,7 @@ import re
 import warnings
 
 import pytest
+from conftest import need
 
 import agents
 from agents.families import IllegalMove
@@ -154,8 +155,8 @@ def test_terminal_commands_help_quit_and_errors():
 # -- the web -----------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def client():
-    pytest.importorskip("starlette")
-    pytest.importorskip("httpx")
+    need("starlette", "pip install -e '.[web]'")
+    need("httpx", "pip install -e '.[web]'")
     from agents.play.web.app import create_app
     from agents.play.web.players import allowed_agents
 
@@ -256,7 +257,7 @@ def test_the_view_builds_the_layout_as_the_layout_helpers_do():
 def test_a_pig_game_in_the_browser(page):
     """The Play page draws Pig from its view alone: Roll and Hold buttons (and their keys),
     the die, the scores table; the game runs to its end."""
-    pytest.importorskip("uvicorn")
+    need("uvicorn", "pip install -e '.[web]'")
     from agents.play.web.app import create_app
     from agents.play.web.players import allowed_agents
     from agents.play.web.server import serve_in_thread

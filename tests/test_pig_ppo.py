@@ -10,8 +10,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import need
 
-pytest.importorskip("sb3_contrib")
+need("sb3_contrib", "pip install -e '.[train]'")
 
 ROOT = Path(__file__).resolve().parent.parent
 MODEL = ROOT / "agents" / "models" / "pig.zip"

@@ -22,8 +22,9 @@ import threading
 import time
 
 import pytest
+from conftest import need
 
-termios = pytest.importorskip("termios")
+termios = need("termios", "a POSIX system")
 
 from agents.play.terminal.line_input import LineReader  # noqa: E402
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import need
 
 from agents.cli.train_rllib import main as train_rllib_main
 from agents.cli.tune import main as tune_main
@@ -30,8 +31,8 @@ TINY = ["--set", "num_envs=64", "--set", "ppo.batch_size=1024", "--set", "eval.g
 @pytest.fixture(scope="module")
 def ray_session():
     """One local Ray for the module (reused if this process already has one)."""
-    ray = pytest.importorskip("ray", reason="Ray is an optional extra: pip install -e '.[ray]'")
-    pytest.importorskip("ray.tune", reason="Ray Tune missing: pip install -e '.[ray]'")
+    ray = need("ray", "pip install -e '.[ray]'")
+    need("ray.tune", "pip install -e '.[ray]'")
     if ray.is_initialized():
         yield ray
         return
@@ -141,8 +142,7 @@ def test_rllib_ppo_with_masks_trains_on_penta(ray_session, tmp_path):
     """RLlib's PPO with the action-masking RLModule: a few iterations on Penta-v0 created with
     illegal_action="raise" (an illegal action would fail the run), then the fixed evaluation
     games (which refuse an illegal action too) and the lean trainer's timing."""
-    pytest.importorskip("ray.rllib.algorithms.ppo", reason="RLlib's dependencies missing: "
-                        "pip install -e '.[ray]'")
+    need("ray.rllib.algorithms.ppo", "pip install -e '.[ray]'")
     start = time.perf_counter()
     summary = train_rllib_main(["penta", "--timesteps", "1500", "--train-batch", "500",
                                 "--envs-per-runner", "8", "--threads", "1",

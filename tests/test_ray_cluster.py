@@ -31,6 +31,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import need
 
 ROOT = Path(__file__).resolve().parent.parent
 RAY = Path(sys.executable).with_name("ray")
@@ -145,7 +146,7 @@ def tune_command(address: str, storage: Path, out: Path, extra: list[str]) -> li
 @pytest.mark.ray_cluster
 @pytest.mark.xdist_group("ray")
 def test_a_trial_on_a_lost_node_finishes_on_the_head_from_its_checkpoint(tmp_path):
-    pytest.importorskip("ray.tune", reason="Ray is an optional extra: pip install -e '.[ray]'")
+    need("ray.tune", "pip install -e '.[ray]'")
     # a short temp dir: Ray's socket paths must fit in 107 bytes
     base = Path(f"/tmp/raycl-{os.getpid()}-{time.monotonic_ns() % 10**6}")
     out = tmp_path / "sweep"

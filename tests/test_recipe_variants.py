@@ -33,7 +33,7 @@ def test_a_malformed_variant_is_refused_with_its_name(tmp_path, capsys):
 
     bad = tmp_path / "variants.json"
     bad.write_text(json.dumps({"penta": {"odd": {"change": "x", "steps_scale": 0}}}))
-    assert main(["recipe-variants", "penta", "--variants-file", str(bad), "--no-train"]) == 2
+    assert main(["train", "variants", "penta", "--variants-file", str(bad), "--no-train"]) == 2
     err = capsys.readouterr().err.strip()
     assert "penta variant 'odd'" in err and len(err.splitlines()) == 1
     bad.write_text(json.dumps({"penta": {"odd": {"change": "x", "seed": -1}}}))
@@ -132,8 +132,10 @@ def test_ablations_table_written_again_with_the_full_budget(tmp_path):
     table = (tmp_path / "ablations.md").read_text()
     assert all(f"| {r['variant']} |" in table for r in earlier)
     assert "## At the full budget" in table
+    seeds = [r["gap"] for r in json.loads((tmp_path / "ppo_recipe_seeds.json").read_text())
+             ["penta"]]  # the committed recipe's seeds: the cost is against each of them
     assert "| kept-dice | the kept dice alone | 30,015,488 | **27.11** [26.45, 27.77] | " \
-           "+20.82 to +21.17 |" in table
+           f"+{27.11 - max(seeds):.2f} to +{27.11 - min(seeds):.2f} |" in table
 
 
 def test_a_variant_whose_run_folder_is_gone_keeps_its_earlier_row(tmp_path, monkeypatch):

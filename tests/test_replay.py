@@ -20,6 +20,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from conftest import need
 
 import agents
 from agents.evaluation.scorecard_regret import optimality_gap
@@ -149,7 +150,7 @@ def test_replay_file_opens_with_no_network(page, ppo_replay):
 @pytest.fixture(scope="module")
 def server():
     """A minimal app of the inspect routes on a free loopback port, in a thread."""
-    uvicorn = pytest.importorskip("uvicorn", reason="the web extra (pip install -e '.[web]')")
+    uvicorn = need("uvicorn", "pip install -e '.[web]'")
     from starlette.applications import Starlette
 
     from agents.play.web.inspect_routes import inspect_routes

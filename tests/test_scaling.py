@@ -275,7 +275,7 @@ def test_the_report_says_where_the_curve_flattens_from_the_numbers():
     (["--runs", "penta:0", "penta:1"], "name each game once"),
     (["--steps-scale", "0"], "argument --steps-scale: must be positive"),
     (["--points", "0"], "argument --points: must be at least 1"),
-    (["--eval-games", "abc"], "argument --eval-games: expected an integer"),
+    (["--eval-games", "abc"], "argument --eval-games: expected a number of games from 2 to"),
     (["--set", "x=1"], "unrecognized arguments"),
 ])
 def test_bad_arguments_are_one_line_errors(tmp_path, capsys, args, expected):

@@ -260,7 +260,6 @@ def test_heuristic_beats_greedy_beats_random(game):
 
 
 def test_heuristic_plays_the_gymnasium_env():
-    pytest.importorskip("dice_env.scorecard.env")
     import gymnasium as gym
 
     env = gym.make("dice_env/Penta-v0")
@@ -278,7 +277,6 @@ def test_heuristic_plays_the_gymnasium_env():
 
 @pytest.mark.parametrize("autoreset_mode", ["SameStep", "NextStep"])
 def test_bots_play_every_sub_env_of_the_vector_env(autoreset_mode):
-    pytest.importorskip("dice_env.scorecard.vector")
     import gymnasium as gym
 
     env = gym.make_vec("dice_env/DicePoker-v0", num_envs=16,

@@ -5,6 +5,7 @@ import json
 import gymnasium as gym
 import numpy as np
 import pytest
+from conftest import need
 from gymnasium.utils.env_checker import check_env
 
 import dice_env
@@ -176,7 +177,7 @@ def test_human_render_prints_and_sb3_make_vec_env_works(capsys):
     env.reset(seed=0)
     env.step(32)
     assert "Aces" in capsys.readouterr().out
-    sb3_env_util = pytest.importorskip("stable_baselines3.common.env_util")
+    sb3_env_util = need("stable_baselines3.common.env_util", "pip install -e '.[train]'")
     venv = sb3_env_util.make_vec_env("dice_env/Penta-v0", n_envs=2, seed=0)
     assert venv.reset().shape == (2, 45)
 

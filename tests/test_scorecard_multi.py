@@ -6,6 +6,7 @@ import warnings
 import gymnasium as gym
 import numpy as np
 import pytest
+from conftest import need
 from gymnasium.utils.env_checker import check_env
 from gymnasium.vector import AutoresetMode
 from pettingzoo.test import api_test, seed_test
@@ -506,7 +507,7 @@ def test_seeded_batches_are_reproducible_random_opponents_included():
 
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")
 def test_maskable_ppo_trains_on_the_sb3_adapter():
-    pytest.importorskip("sb3_contrib")
+    need("sb3_contrib", "pip install -e '.[train]'")
     from sb3_contrib import MaskablePPO
     from sb3_contrib.common.maskable.utils import get_action_masks
 

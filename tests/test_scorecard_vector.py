@@ -3,6 +3,7 @@
 import gymnasium as gym
 import numpy as np
 import pytest
+from conftest import need
 from gymnasium.vector import AutoresetMode
 
 import dice_env
@@ -147,7 +148,7 @@ def test_seeded_batches_are_reproducible():
 
 
 def test_maskable_ppo_trains_on_the_sb3_adapter():
-    pytest.importorskip("sb3_contrib")
+    need("sb3_contrib", "pip install -e '.[train]'")
     from sb3_contrib import MaskablePPO
     from sb3_contrib.common.maskable.utils import get_action_masks
 

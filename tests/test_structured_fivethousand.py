@@ -8,9 +8,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import need
 
-pytest.importorskip("sb3_contrib")
-torch = pytest.importorskip("torch")
+need("sb3_contrib", "pip install -e '.[train]'")
+torch = need("torch", "pip install -e '.[train]'")
 
 from agents.policies.structured.fivethousand_features import (  # noqa: E402
     FiveThousandActionFeatures,

@@ -4,9 +4,10 @@ and the roofline's bookkeeping.  Speed itself is a benchmark (dice-env bench-tra
 timed test."""
 
 import pytest
+from conftest import need
 
-pytest.importorskip("sb3_contrib")
-torch = pytest.importorskip("torch")
+need("sb3_contrib", "pip install -e '.[train]'")
+torch = need("torch", "pip install -e '.[train]'")
 
 from agents.policies.structured.prepared import Listed, Prepared  # noqa: E402
 from agents.training.bench import lean_trainer, run_config  # noqa: E402

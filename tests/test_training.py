@@ -6,8 +6,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import need
 
-pytest.importorskip("sb3_contrib")
+need("sb3_contrib", "pip install -e '.[train]'")
 
 ROOT = Path(__file__).resolve().parent.parent
 TINY = {"env_id": "dice_env/Penta-v0", "family": "scorecard", "num_envs": 8,

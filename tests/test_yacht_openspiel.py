@@ -22,13 +22,14 @@ import re
 
 import numpy as np
 import pytest
+from conftest import need
 
 from dice_env import dice as D
 from dice_env.scorecard import game as G
 from dice_env.scorecard.match import match_outcome
 from dice_env.scorecard.rules import get_rules
 
-pyspiel = pytest.importorskip("pyspiel")
+pyspiel = need("pyspiel", "pip install -e '.[dev]': open_spiel")
 
 YACHT = get_rules("yacht")
 N_HOLDS = G.N_HOLD_ACTIONS

@@ -226,7 +226,7 @@ def test_ppo_on_yahtzee_names_the_missing_model_file(tmp_path, monkeypatch):
         agents.make("ppo", GAME)
     message = str(err.value)
     assert str(tmp_path / "yahtzee-official.zip") in message
-    assert "dice-env ppo-recipe-seeds --games yahtzee-official --export" in message
+    assert "dice-env report recipe-seeds --games yahtzee-official --export" in message
 
 
 def test_committed_yahtzee_models_play():

@@ -8,16 +8,16 @@ rate, the wall-clock time and the trainer's env steps per second.  Runs live in
 ``runs/ablations/<GAME>/<VARIANT>-seed<SEED>-<digest>/``; a variant already trained is only
 evaluated again, one that was stopped is resumed, so the command can be run across sessions.
 
-The documented run (``dice-env ablations penta``, the default budget) writes
+The documented run (``dice-env report ablations penta``, the default budget) writes
 ``results/ablations.md`` and ``.json``; other runs write ``runs/ablations/<GAME>/``.  A run of
 some ``--variants`` keeps the earlier table's rows of the others while they are still valid
 (same base config, overrides, budget and seed), so a new lever costs one training run.
 ``--variants`` with no name trains nothing and writes the table again from the earlier one's
-rows, with what ``dice-env recipe-variants`` measured through the full recipe
+rows, with what ``dice-env train variants`` measured through the full recipe
 (``recipe_variants.json`` beside it).
 
 Example:
-  dice-env ablations penta --variants baseline structured-linear --seeds 0 1 2
+  dice-env report ablations penta --variants baseline structured-linear --seeds 0 1 2
 """
 
 from __future__ import annotations
@@ -33,11 +33,12 @@ from agents.cli.args import (
     non_negative_seed,
     output_path,
     positive_float,
+    threads,
 )
 
 
 def build_parser(prog: str | None = None):
-    """The command line of ``dice-env ablations``."""
+    """The command line of ``dice-env report ablations``."""
     from agents.training.studies.ablations import DEFAULT_TIMESTEPS, VARIANTS
 
     parser = command_parser(__doc__, prog)
@@ -53,7 +54,7 @@ def build_parser(prog: str | None = None):
                         metavar="SEED",
                         help="train and measure these seeds of every variant; the first is the "
                              "table's, all fill its 'every seed' column")
-    parser.add_argument("--threads", type=at_least(1), default=1,
+    parser.add_argument("--threads", type=threads, default=1,
                         help="torch threads (default 1)")
     parser.add_argument("--max-minutes", type=positive_float, default=None,
                         help="stop each run after this long (a later call resumes it)")
@@ -91,6 +92,6 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> list[
     rows = run_ablations(args.game, args.variants, args.timesteps, seeds, root,
                          args.max_minutes, args.threads)
     if rows or not args.variants:  # no variants: the table again from its earlier rows
-        command = " ".join(["python scripts/ablations.py", *argv]).strip()
+        command = " ".join(["dice-env report ablations", *argv]).strip()
         print(f"written: {write_table(args.game, rows, out, root, command)}")
     return rows

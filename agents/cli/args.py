@@ -1,8 +1,10 @@
 """Argument helpers shared by the ``dice-env`` subcommands: checked numbers and where results go.
 
 Every subcommand refuses a bad argument with argparse's one-line message and exit status 2:
-each number has a checked ``type`` (:func:`at_least`, :func:`between`, :func:`positive_float`,
-...) whose error argparse prefixes with ``argument --NAME:``, and each path a command writes
+each number has a checked ``type`` with both its bounds (:func:`seed`, :func:`games`,
+:func:`threads`, :func:`at_least`, :func:`between`, :func:`positive_float`, ...: the one set of
+types of :mod:`agents.arguments`, which ``dice-play`` and ``dice-web`` use too) whose error
+argparse prefixes with ``argument --NAME:``, and each path a command writes
 has :func:`output_path` or :func:`output_file`, which check at parse time that it can be
 written.  Nothing is created for a run its arguments reject: the folders an output needs are
 made once the command has checked everything, by :func:`make_output_folders`, which says so on
@@ -16,15 +18,23 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Callable
 from pathlib import Path
 
-
-class OneLineParser(argparse.ArgumentParser):
-    """argparse with one-line errors (exit code 2)."""
-
-    def error(self, message: str):  # type: ignore[override]
-        self.exit(2, f"{self.prog}: error: {message}\n")
+from agents.arguments import (  # noqa: F401 -- the argument types every subcommand uses
+    COUNT_MAX,
+    GAMES_MAX,
+    SEED_MAX,
+    OneLineParser,
+    at_least,
+    between,
+    games,
+    max_threads,
+    positive_float,
+    seconds,
+    seed,
+    threads,
+    workers,
+)
 
 
 def command_parser(doc: str, prog: str | None = None, **kwargs) -> OneLineParser:
@@ -36,60 +46,19 @@ def command_parser(doc: str, prog: str | None = None, **kwargs) -> OneLineParser
                          formatter_class=argparse.RawDescriptionHelpFormatter, **kwargs)
 
 
-def non_negative_seed(text: str) -> int:
-    """An argparse ``type``: a seed (an integer, 0 or more)."""
-    return at_least(0)(text)
+#: an argparse ``type``: a seed, 0 to 2**32 - 1 (:func:`agents.arguments.seed`)
+non_negative_seed = seed
 
 
 def hidden_widths(text: str) -> tuple[int, ...]:
-    """An argparse ``type``: hidden layer widths such as ``64,64``."""
+    """An argparse ``type``: hidden layer widths such as ``64,64`` (each 1 to 65536)."""
     try:
         widths = tuple(int(w) for w in text.split(","))
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected widths such as 64,64, got {text!r}") from None
-    if not widths or min(widths) < 1:
-        raise argparse.ArgumentTypeError(f"widths must be positive, got {text!r}")
+    if not widths or min(widths) < 1 or max(widths) > 65536:
+        raise argparse.ArgumentTypeError(f"widths must be from 1 to 65536, got {text!r}")
     return widths
-
-
-def at_least(minimum: int) -> Callable[[str], int]:
-    """An argparse ``type``: an integer no smaller than ``minimum``."""
-
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {value}")
-        return value
-
-    parse.__name__ = f"integer >= {minimum}"
-    return parse
-
-
-def between(low: int, high: int) -> Callable[[str], int]:
-    """An argparse ``type``: an integer from ``low`` to ``high``."""
-
-    def parse(text: str) -> int:
-        value = at_least(low)(text)
-        if value > high:
-            raise argparse.ArgumentTypeError(f"must be at most {high}, got {value}")
-        return value
-
-    parse.__name__ = f"integer from {low} to {high}"
-    return parse
-
-
-def positive_float(text: str) -> float:
-    """An argparse ``type``: a number above 0."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be positive, got {text}")
-    return value
 
 
 def output_path(text: str) -> Path:
@@ -145,14 +114,14 @@ def recipe_run_options(parser: argparse.ArgumentParser, noun: str, eval_games: i
     one by its exact gap (``ppo-recipe-seeds``: the seeds, ``recipe-variants``: the
     variants, ``noun``): ``--eval-games``, ``--no-train``, ``--max-minutes``, ``--threads``
     and ``--run-root`` (default ``run_root``)."""
-    parser.add_argument("--eval-games", type=at_least(2), default=eval_games,
+    parser.add_argument("--eval-games", type=games(2), default=eval_games,
                         help="games of the regret evaluation (default %(default)s; 5000: twice)")
     parser.add_argument("--no-train", action="store_true",
                         help=f"only measure the {noun} whose recipe has finished")
     parser.add_argument("--max-minutes", type=positive_float, default=None,
                         help="stop training after this long, with a checkpoint (the same "
                              "command resumes)")
-    parser.add_argument("--threads", type=at_least(1), default=1,
+    parser.add_argument("--threads", type=threads, default=1,
                         help="torch threads of the training and the measurements (default 1)")
     parser.add_argument("--run-root", type=output_path, default=run_root,
                         help=f"the {noun}' run folders (default %(default)s)")

@@ -16,7 +16,7 @@ run (every argument at its default), else ``runs/bench_env/`` unless ``--out`` s
 (paths relative to the current directory).
 
 Example:
-  dice-env bench-env --ids dice_env/Penta-v0 --sizes 64 --repeats 1
+  dice-env bench env --ids dice_env/Penta-v0 --sizes 64 --repeats 1
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ from agents.cli.args import (
 
 
 def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
-    """The command line of ``dice-env bench-env``."""
+    """The command line of ``dice-env bench env``."""
     from agents.evaluation.env_speed import AEC_ENVS, DEFAULT_IDS, DEFAULT_SIZES, REFERENCE_ID
 
     parser = command_parser(__doc__, prog)

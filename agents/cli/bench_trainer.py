@@ -18,11 +18,10 @@ policy's features) and, with ``--profile-ops N``, torch's profiler table of one 
 ``N`` operators.
 
 Prints a table and one JSON line; ``--out DIR`` also writes ``trainer_speed.md`` / ``.json``
-there (the documented full run is ``--out results``, from the checkout).  Also ``dice-env bench
-trainer``.
+there (the documented full run is ``--out results``, from the checkout).
 
 Example:
-  dice-env bench-trainer --games penta --iterations 1 --rounds 1
+  dice-env bench trainer --games penta --iterations 1 --rounds 1
 """
 
 from __future__ import annotations
@@ -38,11 +37,12 @@ from agents.cli.args import (
     make_output_folders,
     non_negative_seed,
     output_path,
+    threads,
 )
 
 
 def build_parser(prog: str | None = None):
-    """The command line of ``dice-env bench-trainer``."""
+    """The command line of ``dice-env bench trainer``."""
     from agents.training.bench import DEFAULT_RUNS, GAMES, RUNS
 
     parser = command_parser(__doc__, prog)
@@ -55,7 +55,7 @@ def build_parser(prog: str | None = None):
                         help="alternating rounds per trainer (default %(default)s)")
     parser.add_argument("--num-envs", type=at_least(1), default=512,
                         help="batched envs of every run (default %(default)s)")
-    parser.add_argument("--threads", type=at_least(1), default=2,
+    parser.add_argument("--threads", type=threads, default=2,
                         help="torch threads (default %(default)s)")
     parser.add_argument("--seed", type=non_negative_seed, default=0,
                         help="training seed (default %(default)s)")
@@ -98,7 +98,7 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> list[
                    progress=not args.no_progress)
     profiles = {game: profile(game, args.runs, args.num_envs, args.seed, args.profile_ops)
                 for game in args.games} if args.profile else {}
-    meta = {"command": " ".join(["python scripts/bench_trainer.py", *argv]),
+    meta = {"command": " ".join(["dice-env bench trainer", *argv]),
             "machine": f"{platform.machine()}, {platform.processor() or 'cpu'}, "
                        f"{torch.get_num_threads()} torch threads",
             "threads": args.threads, "num_envs": args.num_envs, "rounds": args.rounds,

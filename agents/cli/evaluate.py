@@ -3,7 +3,7 @@
 Without ``--agent`` / ``--regret``: every registered agent on every game, written to
 ``benchmark.csv``, ``benchmark.md`` and ``score_distributions.png`` in ``--out``.  Only the
 documented full run, ``dice-env evaluate --games 10000 --seed 0`` (all defaults; also
-``python scripts/evaluate.py --games 10000 --seed 0``), writes ``results/`` by default; any
+``dice-env evaluate --games 10000 --seed 0``), writes ``results/`` by default; any
 other run writes ``runs/evaluate/`` unless ``--out`` says where, so a quick or partial run
 never overwrites the committed benchmark (paths relative to the current directory).
 Scorecard games: each agent plays the same ``--games`` games with **common random numbers**
@@ -36,8 +36,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from agents.cli.args import (
-    at_least,
     command_parser,
+    games,
     make_output_folders,
     non_negative_seed,
     output_folder,
@@ -55,7 +55,7 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
     )
 
     parser = command_parser(__doc__, prog)
-    parser.add_argument("--games", type=at_least(1), default=None,
+    parser.add_argument("--games", type=games(), default=None,
                         help="games per agent and game (default 10000; 2000 with --agent or "
                              "--regret)")
     parser.add_argument("--agent", action="append", metavar="SPEC",
@@ -74,7 +74,7 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
                         help="with --regret on a scorecard game: average each decision's loss "
                              "over the throw before it (unbiased, lower variance for weak "
                              "policies; asks the policy ~100x more decisions)")
-    parser.add_argument("--fivethousand-games", type=at_least(1), default=None,
+    parser.add_argument("--fivethousand-games", type=games(), default=None,
                         help="5000 games per pairing (default: --games)")
     parser.add_argument("--seed", type=non_negative_seed, default=0,
                         help="seed of the dice (default %(default)s)")
@@ -186,7 +186,7 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> list[
     bench = run_benchmark(args.scorecard_games, args.agents, args.fivethousand_agents,
                           args.opponents or FIVE_THOUSAND_OPPONENTS, args.games,
                           args.fivethousand_games, args.seed)
-    command = " ".join(["python scripts/evaluate.py", *argv])
+    command = " ".join(["dice-env evaluate", *argv])
     write_benchmark(out, bench.rows, command, bench.optimal_values, bench.totals)
     for r in bench.rows:
         print(benchmark_line(r))

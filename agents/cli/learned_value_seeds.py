@@ -1,19 +1,19 @@
 """Learned-value agents across training seeds: train, measure, commit the median seed.
 
 For each game, the runs ``runs/learned-value-<GAME>-seed<S>/model.pt`` (trained as ``dice-env
-train-learned-value GAME --seed S`` trains them, unless ``--no-train`` and the run exists) are
+train learned-value GAME --seed S`` trains them, unless ``--no-train`` and the run exists) are
 measured by their exact gap to the optimum (scorecard games: ``optimality_gap``,
 ``--eval-games`` games, seed 0, in points; 5000: ``fivethousand_gap`` against the optimal
 player, in win probability).  The table (every seed, mean and range) goes to
 ``learned_value.md`` / ``.json``.  With ``--export`` the **median** seed's model (never the
 best) and its learning curve are copied to ``learned-value-<GAME>.pt``: for the documented run,
-``dice-env learned-value-seeds --export`` (which writes ``results/``), over the committed models
-in ``agents/models/`` of the checkout in the current directory (an error anywhere else); for
+``dice-env report learned-value-seeds --export`` (which writes ``results/``), over the committed
+models in ``agents/models/`` of the checkout in the current directory (an error anywhere else); for
 other runs into ``models/`` of the output folder.  Other runs write
 ``runs/learned-value-seeds/`` unless ``--out`` says otherwise.
 
 Example:
-  dice-env learned-value-seeds --games penta --seeds 0 --eval-games 200
+  dice-env report learned-value-seeds --games penta --seeds 0 --eval-games 200
 """
 
 from __future__ import annotations
@@ -23,24 +23,25 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from agents.cli.args import (
-    at_least,
     command_parser,
+    games,
     make_output_folders,
+    non_negative_seed,
     output_folder,
     output_path,
 )
 
 
 def build_parser(prog: str | None = None):
-    """The command line of ``dice-env learned-value-seeds``."""
+    """The command line of ``dice-env report learned-value-seeds``."""
     from agents.training.studies.learned_value_seeds import GAMES
 
     parser = command_parser(__doc__, prog)
     parser.add_argument("--games", nargs="+", default=GAMES, choices=GAMES, metavar="GAME",
                         help=f"games (default: all of {GAMES})")
-    parser.add_argument("--seeds", nargs="+", type=at_least(0), default=[0, 1, 2],
+    parser.add_argument("--seeds", nargs="+", type=non_negative_seed, default=[0, 1, 2],
                         help="training seeds (default %(default)s)")
-    parser.add_argument("--eval-games", type=at_least(2), default=2000,
+    parser.add_argument("--eval-games", type=games(2), default=2000,
                         help="games of the regret evaluation (default %(default)s; 5000: twice)")
     parser.add_argument("--no-train", action="store_true",
                         help="only measure the runs that exist")
@@ -74,6 +75,6 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> dict[
     if args.export:
         for game, rs in rows.items():
             export_median(game, rs, models)
-    command = " ".join(["python scripts/learned_value_seeds.py", *argv]).strip()
+    command = " ".join(["dice-env report learned-value-seeds", *argv]).strip()
     print(f"written: {write_table(rows, out, command, args.eval_games)}")
     return rows

@@ -18,7 +18,7 @@ and batch options aside) writes ``results/`` by default; any other run writes
 where.
 
 Example:
-  dice-env optimal-report --games 100000 --seed 2024 --quiet
+  dice-env report optimal --games 100000 --seed 2024 --quiet
 """
 
 from __future__ import annotations
@@ -31,10 +31,12 @@ from pathlib import Path
 from agents.cli.args import (
     at_least,
     command_parser,
+    games,
     make_output_folders,
     non_negative_seed,
     output_folder,
     output_path,
+    threads,
 )
 
 #: the arguments of the run that wrote the committed results/optimal.*
@@ -42,11 +44,11 @@ DOCUMENTED_RUN = {"games": 100_000, "seed": 2024}
 
 
 def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
-    """The command line of ``dice-env optimal-report``."""
+    """The command line of ``dice-env report optimal``."""
     from dice_env.scorecard.rules import PRESETS
 
     parser = command_parser(__doc__, prog)
-    parser.add_argument("--games", type=at_least(2), default=20_000,
+    parser.add_argument("--games", type=games(2), default=20_000,
                         help="games per preset (default %(default)s)")
     parser.add_argument("--seed", type=non_negative_seed, default=0, help="seed of the dice")
     parser.add_argument("--game", nargs="+", default=list(PRESETS), choices=sorted(PRESETS),
@@ -60,7 +62,7 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
                         help="games simulated side by side")
     parser.add_argument("--query-sample", type=at_least(1), default=2_000,
                         help="decisions timed per preset")
-    parser.add_argument("--threads", type=at_least(1), default=0,
+    parser.add_argument("--threads", type=threads, default=0,
                         help="numba threads (default: all)")
     parser.add_argument("--no-variants", action="store_true",
                         help="skip the table of Joker readings on the Yahtzee card")
@@ -89,7 +91,7 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> int:
 
         numba.set_num_threads(args.threads)
     report = optimal_play_report(
-        args.game, args.games, args.seed, "python scripts/optimal_report.py " + " ".join(argv),
+        args.game, args.games, args.seed, "dice-env report optimal " + " ".join(argv),
         cache_dir=args.cache_dir, batch_size=args.batch_size, query_sample=args.query_sample,
         threads=args.threads, variants=not args.no_variants, progress=not args.quiet)
     from agents.families import families

@@ -8,7 +8,7 @@ training time (``results/learned_value.json``: the median seed's exact expected 
 rate).  Dashed: the optimum (``results/optimal.json``).
 
 Example:
-  dice-env plot-results --results results
+  dice-env report plots --results results
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from agents.cli.args import command_parser
 
 
 def build_parser(prog: str | None = None):
-    """The command line of ``dice-env plot-results``."""
+    """The command line of ``dice-env report plots``."""
     parser = command_parser(__doc__, prog)
     parser.add_argument("--results", type=Path, default=Path("results"),
                         help="where learned_value.json and optimal.json are read and the plot "
@@ -53,6 +53,11 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> Path:
 
     parser = build_parser(prog)
     args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
+    if not args.results.is_dir():
+        what = "is a file, not a folder" if args.results.exists() else "is not a folder"
+        parser.error(f"argument --results: {args.results} {what}; name the folder that holds "
+                     "learned_value.json and optimal.json (the checkout's results/), where "
+                     "learning_curves.png is written")
     models = args.models if args.models is not None else committed_models_dir()
     paths = sorted(models.glob("*.eval.csv"))
     if not paths:

@@ -1,7 +1,7 @@
 """The committed PPO models' whole recipe across training seeds: measure, commit the median.
 
 The recipe of each game is its stages in ``agents/training/ppo/stages.json`` (any game there:
-``--games yahtzee-official``); training seed ``S`` of it is ``dice-env train-stages GAME --seed
+``--games yahtzee-official``); training seed ``S`` of it is ``dice-env train stages GAME --seed
 S`` (run folders ``runs/stages/GAME[-seed<S>]-stage<i>``), hours per seed.  This command trains
 the seeds whose last stage has no ``final.zip`` yet (unless ``--no-train``; ``--max-minutes``
 stops a seed with a checkpoint, and the same command resumes it), then measures every seed's
@@ -20,14 +20,14 @@ row the table's earlier run measured (the ``.json`` in the output folder); when 
 median seed, the committed ``agents/models/GAME.zip`` (the same bytes) is measured on the report
 games in its place.  With ``--export`` the **median** seed's model (never the best) and its
 learning curve are copied to ``GAME.zip`` / ``GAME.eval.csv``: for the documented run,
-``dice-env ppo-recipe-seeds --export`` (which writes ``results/``), over the committed models in
-``agents/models/`` of the checkout in the current directory (an error anywhere else); for other
+``dice-env report recipe-seeds --export`` (which writes ``results/``), over the committed models
+in ``agents/models/`` of the checkout in the current directory (an error anywhere else); for other
 runs into ``models/`` of the output folder.  A run with other games, seeds or evaluation size,
 without ``--export``, or one that left a seed unfinished, writes ``runs/ppo-recipe-seeds/``
 unless ``--out`` says otherwise.
 
 Example:
-  dice-env ppo-recipe-seeds --games yahtzee-official --no-train
+  dice-env report recipe-seeds --games yahtzee-official --no-train
 """
 
 from __future__ import annotations
@@ -39,9 +39,9 @@ from pathlib import Path
 
 from agents.cli.args import (
     OneLineParser,
-    at_least,
     command_parser,
     make_output_folders,
+    non_negative_seed,
     output_folder,
     output_path,
     recipe_run_options,
@@ -49,13 +49,13 @@ from agents.cli.args import (
 
 
 def build_parser(prog: str | None = None) -> OneLineParser:
-    """The command line of ``dice-env ppo-recipe-seeds``."""
+    """The command line of ``dice-env report recipe-seeds``."""
     from agents.training.studies.ppo_recipe import EVAL_GAMES, GAMES, SEEDS
 
     parser = command_parser(__doc__, prog)
     parser.add_argument("--games", nargs="+", default=GAMES, metavar="GAME",
                         help=f"games with stages in stages.json (default: all of {GAMES})")
-    parser.add_argument("--seeds", nargs="+", type=at_least(0), default=SEEDS,
+    parser.add_argument("--seeds", nargs="+", type=non_negative_seed, default=SEEDS,
                         help="training seeds (default %(default)s)")
     recipe_run_options(parser, "seeds", EVAL_GAMES, Path("runs") / "stages")
     parser.add_argument("--export", action="store_true",
@@ -128,8 +128,8 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> dict[
                                         max_minutes=args.max_minutes, threads=args.threads,
                                         earlier=earlier, committed=committed, kept=kept)
     if unfinished:
-        print("not finished (run this again without --no-train, or train-stages GAME --seed "
-              "S): " + ", ".join(f"{g} seed {s}" for g, seeds in unfinished.items()
+        print("not finished (run this again without --no-train, or dice-env train stages GAME "
+              "--seed S): " + ", ".join(f"{g} seed {s}" for g, seeds in unfinished.items()
                                  for s in seeds), file=sys.stderr)
         if args.out is None:  # an unfinished table never replaces the committed one
             out, documented = adhoc, False
@@ -141,6 +141,6 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> dict[
             if game not in unfinished:
                 export_median(game, rs, len(stages[game]), args.run_root, models,
                               committed[game], kept, recipe_digest(stages[game]))
-    command = " ".join(["python scripts/ppo_recipe_seeds.py", *argv]).strip()
+    command = " ".join(["dice-env report recipe-seeds", *argv]).strip()
     print(f"written: {write_table(rows, out, command, args.eval_games, stages)}")
     return rows

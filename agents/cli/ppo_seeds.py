@@ -10,12 +10,12 @@ of the seed.  Runs live in ``runs/ppo-seeds/<GAME>/ppo-seed<S>-<config digest>/`
 seed is only measured again, a stopped one is resumed, so the command can be run across sessions
 (``--max-minutes``).
 
-The documented run (``dice-env ppo-seeds``, the default games, seeds and budgets) writes
+The documented run (``dice-env report ppo-seeds``, the default games, seeds and budgets) writes
 ``results/ppo_seeds.md`` and ``.json``; other runs write ``runs/ppo-seeds/`` unless ``--out``
 says otherwise.
 
 Example:
-  dice-env ppo-seeds --games penta --seeds 0 1 --timesteps 500000
+  dice-env report ppo-seeds --games penta --seeds 0 1 --timesteps 500000
 """
 
 from __future__ import annotations
@@ -27,28 +27,31 @@ from pathlib import Path
 from agents.cli.args import (
     at_least,
     command_parser,
+    games,
     make_output_folders,
+    non_negative_seed,
     output_folder,
     output_path,
     positive_float,
+    threads,
 )
 
 
 def build_parser(prog: str | None = None):
-    """The command line of ``dice-env ppo-seeds``."""
+    """The command line of ``dice-env report ppo-seeds``."""
     from agents.training.studies.ppo_seeds import BUDGETS, EVAL_GAMES, GAMES, SEEDS
 
     parser = command_parser(__doc__, prog)
     parser.add_argument("--games", nargs="*", default=GAMES, choices=GAMES, metavar="GAME",
                         help=f"games (default: all of {GAMES})")
-    parser.add_argument("--seeds", nargs="+", type=at_least(0), default=SEEDS)
+    parser.add_argument("--seeds", nargs="+", type=non_negative_seed, default=SEEDS)
     parser.add_argument("--timesteps", type=at_least(1), default=None,
                         help=f"budget of every seed (default per game: {BUDGETS})")
-    parser.add_argument("--eval-games", type=at_least(2), default=EVAL_GAMES,
+    parser.add_argument("--eval-games", type=games(2), default=EVAL_GAMES,
                         help="games of the regret evaluation (default %(default)s; 5000: twice)")
     parser.add_argument("--max-minutes", type=positive_float, default=None,
                         help="stop each run after this long (a later call resumes it)")
-    parser.add_argument("--threads", type=at_least(1), default=None,
+    parser.add_argument("--threads", type=threads, default=None,
                         help="torch threads per run")
     parser.add_argument("--out", type=output_path, default=None,
                         help="output folder (default: results/ for the documented run, else "
@@ -70,6 +73,6 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> dict[
                               args.max_minutes, args.threads)
     if stopped and args.out is None:  # an unfinished table never replaces the committed one
         out = root
-    command = " ".join(["python scripts/ppo_seeds.py", *argv]).strip()
+    command = " ".join(["dice-env report ppo-seeds", *argv]).strip()
     print(f"written: {write_table(rows, out, command, args.eval_games)}")
     return rows

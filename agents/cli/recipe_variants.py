@@ -9,19 +9,19 @@ trains from training seed 0, or the variant's ``seed``, in ``RUN_ROOT/<variant>`
 train-stages GAME --variant <variant> --run-root RUN_ROOT/<variant>``; 20 minutes to an hour;
 ``--max-minutes`` stops it with a checkpoint and the same command resumes it), unless
 ``--no-train``.  Its final
-model is measured like a seed of the recipe (``dice-env ppo-recipe-seeds``): the exact gap on
+model is measured like a seed of the recipe (``dice-env report recipe-seeds``): the exact gap on
 the selection games (evaluation seed 0) and on the report games (seed 1,000,003), kept next to
 the model.  A variant whose run folder is gone keeps the row the table's earlier run measured
 (the ``.json`` in the output folder).  The table puts each variant below the recipe's own seeds
 (``RECIPE``, default ``results/ppo_recipe_seeds.json``) with its training wall-clock and CPU
 seconds.
 
-The documented full run, ``dice-env recipe-variants penta`` (every variant, the defaults),
+The documented full run, ``dice-env train variants penta`` (every variant, the defaults),
 writes ``results/recipe_variants.md`` / ``.json``; any other run, or one that left a variant
 unfinished, writes ``runs/recipe-variants/`` unless ``--out`` says otherwise.
 
 Example:
-  dice-env recipe-variants penta --variants kept-dice --no-train
+  dice-env train variants penta --variants kept-dice --no-train
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ from agents.cli.args import (
 
 
 def build_parser(prog: str | None = None):
-    """The command line of ``dice-env recipe-variants``."""
+    """The command line of ``dice-env train variants``."""
     from agents.training.studies.ppo_recipe import EVAL_GAMES
 
     parser = command_parser(__doc__, prog)
@@ -99,7 +99,7 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> list[
         recipe = json.loads(args.recipe.read_text()).get(args.game, [])
     except (OSError, ValueError) as err:
         parser.error(f"argument --recipe: cannot read the recipe's seeds ({err}); run dice-env "
-                     "ppo-recipe-seeds first")
+                     "report recipe-seeds first")
     if not args.no_train:  # before hours of training, not at the stage that would fail
         try:
             for name in names:
@@ -124,6 +124,6 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> list[
     if not rows:
         parser.exit(1, "no variant has finished its recipe: nothing to measure\n")
     out.mkdir(parents=True, exist_ok=True)
-    command = " ".join(["python scripts/recipe_variants.py", *argv]).strip()
+    command = " ".join(["dice-env train variants", *argv]).strip()
     print(f"written: {write_table(args.game, rows, recipe, out, command, args.eval_games, stages)}")
     return rows

@@ -12,12 +12,12 @@ the stream (seed, *i*)): the committed PPO models' seeds were chosen on the sele
 (seed 0, ``results/ppo_recipe_seeds.md``), so no figure here comes from the games that chose a
 model.
 
-Only the documented full run (no count options: ``dice-env regret-report``, or ``python
-scripts/regret_report.py``) writes ``results/``; other runs write ``runs/regret-report/``
-unless ``--out`` says otherwise (paths relative to the current directory).
+Only the documented full run (no count options: ``dice-env report regret``) writes
+``results/``; other runs write ``runs/regret-report/`` unless ``--out`` says otherwise (paths
+relative to the current directory).
 
 Example:
-  dice-env regret-report --games 200 --fivethousand-games 0 --scorecard-games penta
+  dice-env report regret --games 200 --fivethousand-games 0 --scorecard-games penta
 """
 
 from __future__ import annotations
@@ -28,8 +28,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from agents.cli.args import (
-    at_least,
+    GAMES_MAX,
     command_parser,
+    games,
     make_output_folders,
     non_negative_seed,
     output_folder,
@@ -38,20 +39,22 @@ from agents.cli.args import (
 
 
 def fivethousand_games(text: str) -> int:
-    """An argparse ``type``: 0 (leave 5000 out) or at least 2 games."""
-    value = at_least(0)(text)
+    """An argparse ``type``: 0 (leave 5000 out) or 2 to :data:`~agents.arguments.GAMES_MAX`
+    games."""
+    value = games(0)(text)
     if value == 1:
-        raise argparse.ArgumentTypeError("must be 0 or at least 2, got 1")
+        raise argparse.ArgumentTypeError(f"must be 0 or at least 2, got 1 (0, or from 2 to "
+                                         f"{GAMES_MAX})")
     return value
 
 
 def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
-    """The command line of ``dice-env regret-report``."""
+    """The command line of ``dice-env report regret``."""
     from agents.evaluation.game_sets import REPORT_SEED
     from agents.evaluation.players_regret import GAMES
 
     parser = command_parser(__doc__, prog)
-    parser.add_argument("--games", type=at_least(2), default=2000,
+    parser.add_argument("--games", type=games(2), default=2000,
                         help="scorecard games per player (default %(default)s)")
     parser.add_argument("--fivethousand-games", type=fivethousand_games, default=4000,
                         help="5000 games per player and mode (default %(default)s; 0 skips 5000)")
@@ -83,7 +86,7 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> dict:
     out = output_folder(parser, args, Path("runs") / "regret-report")
     result = regret_of_every_player(args.scorecard_games, args.games, args.fivethousand_games,
                                     args.seed)
-    command = " ".join(["python scripts/regret_report.py", *argv])
+    command = " ".join(["dice-env report regret", *argv])
     payload = write_regret_report(out, result.scorecard, result.fivethousand, result.solo,
                                   command)
     print(f"written: {out / 'regret.md'}, regret.json, regret.png")

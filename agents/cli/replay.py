@@ -9,8 +9,9 @@ Content-Security-Policy forbids any request: it opens from a disk or a mail as i
 
 "Seed S" is the game ``optimality_gap(agent, game, seed=S)`` plays first (scorecard games),
 or the pair ``fivethousand_gap(agent, games=2, seed=S)`` plays against the optimal player
-(5000): the regrets in the file are those tools' own.  ``--out`` is written into an existing
-folder (relative to the current directory), never a new one.
+(5000): the regrets in the file are those tools' own.  ``--out`` is relative to the current
+directory; a folder of it that is missing is made (and said on stderr) once every argument
+has been checked.
 
 Example:
   dice-env replay --agent ppo --agent heuristic --game dice-poker --seed 7 --out poker.html

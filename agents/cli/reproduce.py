@@ -23,8 +23,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from agents.cli.args import (
-    at_least,
     command_parser,
+    games,
     make_output_folders,
     non_negative_seed,
     output_path,
@@ -40,7 +40,7 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--quick", action="store_true", help="the quick reproduction (default)")
     mode.add_argument("--full", action="store_true", help="everything, full game counts")
-    parser.add_argument("--games", type=at_least(1), default=None,
+    parser.add_argument("--games", type=games(), default=None,
                         help="override the game count")
     parser.add_argument("--seed", type=non_negative_seed, default=0)
     parser.add_argument("--out", type=output_path, default=None,
@@ -71,13 +71,13 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> dict 
                ["--games", str(cfg["games"]), "--fivethousand-games",
                 str(cfg["fivethousand_games"]), "--seed", seed, "--out", str(out)])]
     if args.full:
-        stages += [("optimal_report", "optimal-report", "optimal-play report",
+        stages += [("optimal_report", "report optimal", "optimal-play report",
                     ["--out-dir", str(out), "--seed", seed]),
-                   ("regret_report", "regret-report", "exact regret of every player",
+                   ("regret_report", "report regret", "exact regret of every player",
                     ["--out", str(out), "--seed", seed]),
-                   ("sweep", "sweep-thresholds", "5000 threshold sweep",
+                   ("sweep", "report thresholds", "5000 threshold sweep",
                     ["--seed", seed, "--out", str(out)]),
-                   ("bench_env", "bench-env", "environment speed", ["--out", str(out)])]
+                   ("bench_env", "bench env", "environment speed", ["--out", str(out)])]
     timings = {}
     for key, command, title, command_args in stages:
         print(f"\n== {title} ==", flush=True)

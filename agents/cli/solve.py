@@ -30,10 +30,10 @@ import sys  # noqa: E402
 from collections.abc import Sequence  # noqa: E402
 
 from agents.cli.args import (  # noqa: E402
-    at_least,
     command_parser,
     make_output_folders,
     output_path,
+    threads,
 )
 
 
@@ -52,7 +52,7 @@ def build_parser(prog: str | None = None):
                         help="neither read nor write the cache (always solves)")
     parser.add_argument("--force", action="store_true",
                         help="solve even if cached, and overwrite the cached table")
-    parser.add_argument("--threads", type=at_least(1), default=None,
+    parser.add_argument("--threads", type=threads, default=None,
                         help="numba threads, at least 1 (default: all cores)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     return parser

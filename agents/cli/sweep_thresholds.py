@@ -10,7 +10,7 @@ built-in default bot, seat-balanced; the best few are replayed on fresh dice wit
 directory).
 
 Example:
-  dice-env sweep-thresholds --games 200 --final-games 2000 --finalists 3
+  dice-env report thresholds --games 200 --final-games 2000 --finalists 3
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from pathlib import Path
 from agents.cli.args import (
     at_least,
     command_parser,
+    games,
     make_output_folders,
     non_negative_seed,
     output_folder,
@@ -32,10 +33,10 @@ from agents.cli.args import (
 
 
 def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
-    """The command line of ``dice-env sweep-thresholds``."""
+    """The command line of ``dice-env report thresholds``."""
     parser = command_parser(__doc__, prog)
-    parser.add_argument("--games", type=at_least(2), default=2000, help="games per grid point")
-    parser.add_argument("--final-games", type=at_least(2), default=40_000,
+    parser.add_argument("--games", type=games(2), default=2000, help="games per grid point")
+    parser.add_argument("--final-games", type=games(2), default=40_000,
                         help="games per finalist on fresh dice")
     parser.add_argument("--finalists", type=at_least(1), default=6)
     parser.add_argument("--seed", type=non_negative_seed, default=0,

@@ -55,27 +55,16 @@ from agents.cli.args import (
     output_file,
     output_path,
     positive_float,
+    threads,
 )
 
 
-def script_command(script: Path, args: Sequence[object], cwd: Path | None = None) -> str:
-    """``python SCRIPT ARGS`` with the script's path as reachable from ``cwd``."""
-    from agents.training.ppo.session import shown_path
-
-    return shlex.join(["python", shown_path(script, cwd), *map(str, args)])
-
-
 def command_renderer(prog: str | None, name: str = "train") -> Callable[[Sequence[object]], str]:
-    """How to show the user a command of subcommand ``name``: ``dice-env NAME ARGS`` when this
-    runs as ``dice-env`` (``prog`` ``"dice-env ..."`` or None), else ``python
-    <scripts/NAME.py> ARGS`` with the script beside the one running, as reachable from here."""
-    if prog is None or prog.startswith("dice-env"):
-        return lambda args: shlex.join(["dice-env", name, *map(str, args)])
-    filename = name.replace("-", "_") + ".py"
-    running = Path(sys.argv[0])
-    script = running.resolve().with_name(filename) if running.name == prog \
-        else Path("scripts") / filename
-    return lambda args: script_command(script, args)
+    """How to show the user a command line of ``dice-env NAME`` (``name``: the command's full
+    name, such as ``"train stages"``): ``PROG ARGS``, ``prog`` being the name it runs under
+    (``dice-env train`` for ``dice-env train GAME``), by default ``dice-env NAME``."""
+    words = shlex.split(prog) if prog else ["dice-env", *name.split()]
+    return lambda args: shlex.join([*words, *map(str, args)])
 
 
 def build_parser(prog: str | None = None):
@@ -98,7 +87,7 @@ def build_parser(prog: str | None = None):
     parser.add_argument("--init-from", type=Path, default=None,
                         help="start a new run from this model's weights (a curriculum stage)")
     parser.add_argument("--device", default="cpu")
-    parser.add_argument("--threads", type=at_least(1), default=None, help="torch threads")
+    parser.add_argument("--threads", type=threads, default=None, help="torch threads")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument("--max-minutes", type=positive_float, default=None,
                         help="stop (with a checkpoint) after this long; --resume continues")

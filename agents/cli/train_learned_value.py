@@ -7,10 +7,10 @@ run writes ``model.pt`` and its learning curve ``model.curve.{csv,json}`` into `
 and curve at ``PATH`` too (``--export default``: ``learned-value-<GAME>.pt`` in your models
 folder, ``$DICE_ENV_HOME/models`` or the platform's user data folder).  Play it with
 ``agents.make("learned-value", GAME, model_path=PATH)``.  ``fivethousand`` takes its own
-options (``dice-env train-learned-value fivethousand --help``).
+options (``dice-env train learned-value fivethousand --help``).
 
 Example:
-  dice-env train-learned-value penta --seed 0 --minutes 5 --export default
+  dice-env train learned-value penta --seed 0 --minutes 5 --export default
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from agents.cli.args import (
     non_negative_seed,
     output_path,
     positive_float,
+    threads,
 )
 from dice_env.scorecard.rules import PRESETS
 
@@ -38,7 +39,7 @@ FIVE_THOUSAND = "fivethousand"
 
 
 def build_parser(prog: str | None = None) -> OneLineParser:
-    """The command line of ``dice-env train-learned-value`` (scorecard games)."""
+    """The command line of ``dice-env train learned-value`` (scorecard games)."""
     from agents.training.learned_value.scorecard import TrainConfig
 
     d = TrainConfig()
@@ -68,7 +69,7 @@ def build_parser(prog: str | None = None) -> OneLineParser:
     p.add_argument("--hidden", type=hidden_widths, default=d.hidden,
                    help=f"hidden widths of each layer's MLP (default "
                         f"{','.join(map(str, d.hidden))})")
-    p.add_argument("--threads", type=at_least(1), default=d.threads,
+    p.add_argument("--threads", type=threads, default=d.threads,
                    help=f"torch threads (default {d.threads}: fastest for these small nets)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     return p
@@ -80,7 +81,7 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> int:
     if argv and argv[0] == FIVE_THOUSAND:
         from agents.cli.train_learned_value_fivethousand import main as fivethousand_main
 
-        return fivethousand_main(argv[1:], prog=f"{prog or 'dice-env train-learned-value'} "
+        return fivethousand_main(argv[1:], prog=f"{prog or 'dice-env train learned-value'} "
                                                 f"{FIVE_THOUSAND}")
     parser = build_parser(prog)
     args = parser.parse_args(argv)

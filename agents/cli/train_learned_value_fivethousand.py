@@ -8,10 +8,10 @@ model and curve at ``PATH``.  ``--players N`` (3 to 6): the N-player network, ru
 ``learned-value-fivethousand.pt`` (N players: ``learned-value-fivethousand-<N>p.pt``) in your
 models folder (``$DICE_ENV_HOME/models`` or the platform's user data folder); play it with
 ``agents.make("learned-value", "fivethousand", model_path=PATH)``.  This is the ``fivethousand``
-part of ``dice-env train-learned-value``.
+part of ``dice-env train learned-value``.
 
 Example:
-  dice-env train-learned-value fivethousand --players 3 --seed 0 --minutes 10
+  dice-env train learned-value fivethousand --players 3 --seed 0 --minutes 10
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from agents.cli.args import (
     command_parser,
     hidden_widths,
     make_output_folders,
+    max_threads,
     model_export,
     non_negative_seed,
     output_path,
@@ -38,11 +39,11 @@ N_ONLY = ("states", "hidden", "resume")
 
 
 def build_parser(prog: str | None = None) -> OneLineParser:
-    """The command line of ``dice-env train-learned-value fivethousand``."""
+    """The command line of ``dice-env train learned-value fivethousand``."""
     from agents.fivethousand.learned_value import MAX_N_PLAYERS
     from agents.training.learned_value.fivethousand import NTrainConfig, TrainConfig
 
-    parser = command_parser(__doc__, prog or "dice-env train-learned-value fivethousand")
+    parser = command_parser(__doc__, prog or "dice-env train learned-value fivethousand")
     parser.add_argument("--players", type=between(2, MAX_N_PLAYERS), default=2,
                         help="players at the table: 2 (default) or 3 to 6 (an N-player model)")
     parser.add_argument("--seed", type=non_negative_seed, default=0,
@@ -75,7 +76,9 @@ def build_parser(prog: str | None = None) -> OneLineParser:
                              f"{','.join(map(str, NTrainConfig.hidden))})")
     parser.add_argument("--resume", action="store_true",
                         help="N players: continue the run folder's checkpoint (model.ckpt)")
-    parser.add_argument("--threads", type=at_least(0), default=1,
+    parser.add_argument("--threads", default=1,
+                        type=between(0, max_threads(), "a number of threads",
+                                     ", the cores of this machine"),
                         help="torch threads (0: default)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     return parser

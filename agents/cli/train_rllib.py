@@ -12,13 +12,13 @@ Every iteration samples ``--train-batch`` env steps (default: the config's rollo
 n_steps``) with ``--num-env-runners`` runners (0: in this process) of ``--envs-per-runner``
 envs each, then updates.  At the end (scorecard games) the deterministic policy plays the
 config's fixed evaluation games, as ``dice-env train`` evaluates; ``--lean-iterations``
-iterations of our lean trainer (as ``dice-env bench-trainer`` times it) run in the same process
+iterations of our lean trainer (as ``dice-env bench trainer`` times it) run in the same process
 for the steps/s comparison.  Writes ``rllib.md`` / ``.json`` / ``.csv`` (per iteration) and
 RLlib's checkpoint ``checkpoint/`` to ``--out`` (default ``runs/rllib/<GAME>``, relative to the
 current directory).  ``--address auto`` uses a running Ray cluster.  Needs the ``ray`` extra.
 
 Example:
-  dice-env train-rllib penta --timesteps 200000
+  dice-env train rllib penta --timesteps 200000
 """
 
 from __future__ import annotations
@@ -34,11 +34,13 @@ from agents.cli.args import (
     make_output_folders,
     non_negative_seed,
     output_path,
+    threads,
+    workers,
 )
 
 
 def build_parser(prog: str | None = None):
-    """The command line of ``dice-env train-rllib``."""
+    """The command line of ``dice-env train rllib``."""
     parser = command_parser(__doc__, prog)
     parser.add_argument("game", help="a config name: penta, dice-poker, fivethousand")
     parser.add_argument("--config", type=Path, default=None, help="config file to use instead")
@@ -51,17 +53,17 @@ def build_parser(prog: str | None = None):
                              "%(default)s)")
     parser.add_argument("--train-batch", type=at_least(1), default=None,
                         help="env steps per iteration (default: the config's num_envs x n_steps)")
-    parser.add_argument("--num-env-runners", type=at_least(0), default=0,
+    parser.add_argument("--num-env-runners", type=workers(0), default=0,
                         help="RLlib env runners (0: sample in this process; default "
                              "%(default)s)")
     parser.add_argument("--envs-per-runner", type=at_least(1), default=64,
                         help="envs per env runner (default %(default)s)")
-    parser.add_argument("--threads", type=at_least(1), default=None,
+    parser.add_argument("--threads", type=threads, default=None,
                         help="torch threads (default: torch's)")
     parser.add_argument("--lean-iterations", type=at_least(0), default=2,
                         help="timed iterations of our lean trainer for the comparison (0: "
                              "skip; default %(default)s)")
-    parser.add_argument("--num-cpus", type=at_least(1), default=None,
+    parser.add_argument("--num-cpus", type=workers(), default=None,
                         help="CPUs of the local Ray (default: all); ignored with --address")
     parser.add_argument("--address", default=None, help="join this Ray cluster (e.g. auto)")
     parser.add_argument("--out", type=output_path, default=None,
@@ -113,7 +115,7 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> dict:
     summary, rows = train_and_time(
         args.game, config, settings, algo_config, out / "checkpoint",
         lean_iterations=args.lean_iterations,
-        command=shlex.join(["python", "scripts/train_rllib.py", *argv]))
+        command=shlex.join(["dice-env", "train", "rllib", *argv]))
     write_report(out, summary, rows)
     print(to_markdown(summary))
     print(f"wrote {out}/rllib.md, rllib.json, rllib.csv and checkpoint/")

@@ -9,7 +9,7 @@ stage's model and learning curve are written over the committed ``agents/models/
 the checkout in the current directory (an error anywhere else).
 
 ``--seed S`` trains the same recipe from another seed (run folders ``GAME-seed<S>-stage<i>``);
-the committed model of each game is the median of seeds 0-2 (``dice-env ppo-recipe-seeds
+the committed model of each game is the median of seeds 0-2 (``dice-env report recipe-seeds
 --export`` measures them and copies it).  ``--dry-run`` prints the ``train`` commands instead of
 running them.
 
@@ -18,13 +18,13 @@ where both set a key: the change holds in every stage), so give the variant its 
 a variant is never exported over the committed model. ``--steps-scale F`` is another variant: every
 stage ends at ``F`` times its total (rounded up to whole rollouts by ``train``). ``--variant NAME``
 trains a committed variant of ``agents/training/ppo/variants.json`` (its overrides, steps scale and
-training seed; run folders ``runs/variants/NAME``, where ``dice-env recipe-variants`` finds and
+training seed; run folders ``runs/variants/NAME``, where ``dice-env train variants`` finds and
 measures it), e.g. ``kept-dice``: the recipe without the reroll features.
 
 Example:
-  dice-env train-stages penta --max-minutes 60
-  dice-env train-stages penta --variant kept-dice
-  dice-env train-stages penta --set lean.compile=true --run-root runs/stages-compiled
+  dice-env train stages penta --max-minutes 60
+  dice-env train stages penta --variant kept-dice
+  dice-env train stages penta --set lean.compile=true --run-root runs/stages-compiled
 """
 
 from __future__ import annotations
@@ -36,12 +36,12 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from agents.cli.args import (
-    at_least,
     command_parser,
     make_output_folders,
     non_negative_seed,
     output_path,
     positive_float,
+    threads,
 )
 from agents.cli.train import command_renderer
 
@@ -58,14 +58,14 @@ def _variant(parser: argparse.ArgumentParser, game: str, name: str) -> dict:
 
 
 def build_parser(prog: str | None = None):
-    """The command line of ``dice-env train-stages``."""
+    """The command line of ``dice-env train stages``."""
     parser = command_parser(__doc__, prog)
     parser.add_argument("game", help="a game with stages in agents/training/ppo/stages.json")
     parser.add_argument("--run-root", type=output_path, default=None,
                         help="where the stages' run folders go (default runs/stages; with "
                              "--variant runs/variants/NAME)")
     parser.add_argument("--seed", type=non_negative_seed, default=None,
-                        help="training seed (default 0, or the variant's); ppo-recipe-seeds "
+                        help="training seed (default 0, or the variant's); report recipe-seeds "
                              "measures seeds 0-2 and commits the median")
     parser.add_argument("--variant", default=None, metavar="NAME",
                         help="a committed variant of the recipe (variants.json; dice-env "
@@ -75,7 +75,7 @@ def build_parser(prog: str | None = None):
                              "agents/models/GAME.zip")
     parser.add_argument("--max-minutes", type=positive_float, default=None,
                         help="stop (with a checkpoint) after this long; run again to continue")
-    parser.add_argument("--threads", type=at_least(1), default=1,
+    parser.add_argument("--threads", type=threads, default=1,
                         help="torch threads (default 1)")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="a config override for every stage (a variant of the recipe: "
@@ -144,7 +144,7 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> list[
         parser.error(str(err))
     if not args.dry_run:
         make_output_folders(parser, args)
-    again = shlex.join([*shlex.split(command_renderer(prog, "train-stages")([])), *argv])
+    again = shlex.join([*shlex.split(command_renderer(prog, "train stages")([])), *argv])
     return run_stages(args.game, stages, args.run_root, seed=seed,
                       export=export, max_minutes=args.max_minutes, threads=args.threads,
-                      dry_run=args.dry_run, command=command_renderer(prog), again=again)
+                      dry_run=args.dry_run, command=command_renderer(None), again=again)

@@ -8,10 +8,10 @@ continue an interrupted run (Ctrl-C prints that command).  ``--export PATH`` wri
 and curve at ``PATH`` too (``--export default``: ``win-value-<GAME>.pt`` in your models folder,
 ``$DICE_ENV_HOME/models`` or the platform's user data folder).  Play it with
 ``agents.make("win-value", GAME, model_path=PATH)``; one model serves every number of players
-(2 to 6).  The committed models (``agents/models/``) are re-exported by ``dice-env win-report``.
+(2 to 6).  The committed models (``agents/models/``) are re-exported by ``dice-env report win``.
 
 Example:
-  dice-env train-win-value penta --seed 0
+  dice-env train win-value penta --seed 0
 """
 
 from __future__ import annotations
@@ -28,13 +28,14 @@ from agents.cli.args import (
     model_export,
     non_negative_seed,
     output_path,
+    threads,
 )
 
 GAMES = ("penta", "dice-poker")
 
 
 def build_parser(prog: str | None = None) -> OneLineParser:
-    """The command line of ``dice-env train-win-value``."""
+    """The command line of ``dice-env train win-value``."""
     from agents.training.win_value import TrainConfig
 
     d = TrainConfig()
@@ -56,7 +57,7 @@ def build_parser(prog: str | None = None) -> OneLineParser:
     p.add_argument("--hidden", type=hidden_widths, default=d.hidden,
                    help=f"hidden widths of each layer's MLP (default "
                         f"{','.join(map(str, d.hidden))})")
-    p.add_argument("--threads", type=at_least(1), default=1,
+    p.add_argument("--threads", type=threads, default=1,
                    help="torch threads (default 1)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     return p
@@ -98,7 +99,7 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> int:
     except KeyboardInterrupt:
         from agents.cli.train import command_renderer
 
-        again = command_renderer(prog, "train-win-value")(
+        again = command_renderer(prog, "train win-value")(
             argv + ([] if "--resume" in argv else ["--resume"]))
         print(f"\ninterrupted; the checkpoint after the last finished layer is kept. Resume "
               f"with:\n  {again}", file=sys.stderr)

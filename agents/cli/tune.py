@@ -25,7 +25,7 @@ ray]"``) and, for restarts on another node, a shared ``--storage``.  Exit status
 did not finish (run the same command again to continue it).
 
 Example:
-  dice-env tune penta --seeds 3 --timesteps 200000 --grid ppo.ent_coef=0.003,0.01
+  dice-env train tune penta --seeds 3 --timesteps 200000 --grid ppo.ent_coef=0.003,0.01
 """
 
 from __future__ import annotations
@@ -37,17 +37,25 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from agents.cli.args import at_least, command_parser, make_output_folders, output_path
+from agents.cli.args import (
+    at_least,
+    between,
+    command_parser,
+    make_output_folders,
+    non_negative_seed,
+    output_path,
+    workers,
+)
 
 
 def build_parser(prog: str | None = None):
-    """The command line of ``dice-env tune``."""
+    """The command line of ``dice-env train tune``."""
     parser = command_parser(__doc__, prog)
     parser.add_argument("game", help="a config name (penta, dice-poker) with the lean trainer")
     parser.add_argument("--config", type=Path, default=None, help="config file to use instead")
-    parser.add_argument("--seeds", type=at_least(1), default=3,
+    parser.add_argument("--seeds", type=between(1, 1000), default=3,
                         help="seeds per grid point (default %(default)s)")
-    parser.add_argument("--first-seed", type=at_least(0), default=0,
+    parser.add_argument("--first-seed", type=non_negative_seed, default=0,
                         help="the first seed (default %(default)s)")
     parser.add_argument("--timesteps", type=at_least(1), default=None,
                         help="timesteps per trial (default: the config's), rounded up to whole "
@@ -62,9 +70,9 @@ def build_parser(prog: str | None = None):
                         help="where the tables go (default runs/tune/<name>)")
     parser.add_argument("--name", default=None,
                         help="the sweep's name (default: <game>-<hash of the settings>)")
-    parser.add_argument("--num-cpus", type=at_least(1), default=None,
+    parser.add_argument("--num-cpus", type=workers(), default=None,
                         help="CPUs of the local Ray (default: all); ignored with --address")
-    parser.add_argument("--cpus-per-trial", type=at_least(1), default=1,
+    parser.add_argument("--cpus-per-trial", type=workers(), default=1,
                         help="CPUs (and torch threads) per trial (default %(default)s)")
     parser.add_argument("--max-failures", type=at_least(0), default=3,
                         help="restarts of a trial whose worker fails (default %(default)s)")
@@ -121,7 +129,7 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> int:
                         address=args.address, num_cpus=args.num_cpus)
     rows, points = summarize(trials, results)
     config = trials[0]["config"]
-    meta = {"command": shlex.join(["python", "scripts/tune.py", *argv]),
+    meta = {"command": shlex.join(["dice-env", "train", "tune", *argv]),
             "game": args.game, "trials": len(trials), "seeds": args.seeds,
             "total_timesteps": " / ".join(f"{t:,}" for t in totals), "ray": ray_version,
             "cpus_per_trial": args.cpus_per_trial, "max_failures": args.max_failures,

@@ -1,6 +1,6 @@
-"""``dice-env web``: serve the web page (the same program as ``dice-web`` and
-``python scripts/web.py``): play Penta, Dice Poker and 5000 in the browser, alone or against up
-to five bots, with the optimal advisor, and inspect agents' games.
+"""``dice-env web``: serve the web page (the same program as ``dice-web``): play Penta, Dice
+Poker and 5000 in the browser, alone or against up to five bots, with the optimal advisor, and
+inspect agents' games.
 
 The server binds 127.0.0.1 unless ``--host`` says otherwise.  Long work (solving the tables
 the advisor and the optimal bots read, inspections) runs in worker processes (``--workers``)

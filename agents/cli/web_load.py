@@ -3,19 +3,21 @@ server's workers solve a table from a cold cache and inspect an agent over 100 s
 
 Without ``--url`` it starts its own server on a free loopback port: by default in a process of
 its own, on a fresh cache folder that lacks the ``--cold-table`` (the worst case), or with
-``--no-background`` in this process, with nothing behind the games.  Each game sends a fixed
-number of requests (its creation, then random legal moves from a seeded generator), so the run
-stops by itself.  Printed: the errors, the latency percentiles (p50, p90, p99), how many games
-answered differently from the same game played again alone with the same seed (none should:
-games are isolated); in the worst case also the answer to the request that needs the cold
-table, the latencies of the moves and of /api/health, what /api/ready said during the run, the
-load average, and how long the server took to stop on SIGTERM with the build still running
-(leaving no half-built table).  Exit status 1 if any request failed, any game differed or the
-stop was slow or left something behind.  Needs the ``web`` extra.  Also ``dice-env bench web``.
+``--no-background`` in this process, with nothing behind the games.  Each game is played to its
+end (its creation, then random legal moves from a seeded generator) within the ``--window``: a
+game still playing when it closes stops there, so the run stops by itself.  Printed: how many
+games were played to the end within the window, the errors, the latency percentiles (p50, p90,
+p99), the seconds of each part of the run, how many games answered differently from the same
+game played again alone with the same seed (none should: games are isolated); in the worst case
+also the answer to the request that needs the cold table, the latencies of the moves and of
+/api/health, what /api/ready said during the run, the load average, and how long the server
+took to stop on SIGTERM with the build still running (leaving no half-built table).  Exit status
+1 if any request failed, any game differed or the stop was slow or left something behind.  Needs
+the ``web`` extra.
 
 Example:
-  dice-env web-load --games 50 --requests 20
-  dice-env web-load --no-background --think 0 --games 100 --requests 40
+  dice-env bench web --games 50 --window 60
+  dice-env bench web --no-background --think 0 --games 100 --requests 40
 """
 
 from __future__ import annotations
@@ -56,15 +58,20 @@ def _habits(text: str) -> str | None:
 
 
 def build_parser(prog: str | None = None) -> OneLineParser:
-    """The command line of ``dice-env web-load``."""
+    """The command line of ``dice-env bench web``."""
     from agents.play.web.tables import TABLES
 
     p = command_parser(__doc__, prog)
     p.add_argument("--url", default=None,
                    help="a running server (default: start one on a free loopback port)")
     p.add_argument("--games", type=at_least(1), default=50, help="games at once (default 50)")
-    p.add_argument("--requests", type=at_least(1), default=20,
-                   help="requests per game, its creation included (default 20)")
+    p.add_argument("--requests", type=at_least(0), default=0,
+                   help="requests per game at most, its creation included (default 0: "
+                        "each game to its end)")
+    p.add_argument("--window", type=non_negative_float, default=60.0, metavar="S",
+                   help="seconds the games may take (default 60; 0: no limit): a game still "
+                        "playing when the window closes stops there, and the report says "
+                        "how many were played to the end within it")
     p.add_argument("--seed", type=non_negative_seed, default=0,
                    help="seed of the games (default 0)")
     p.add_argument("--timeout", type=positive_float, default=60.0,
@@ -100,6 +107,6 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> int:
 
         worst = WorstCase(None if args.cold_table == "none" else args.cold_table, args.habits)
     result = load_test(args.url, args.games, args.requests, args.seed, args.timeout, worst,
-                       args.workers, args.think)
+                       args.workers, args.think, args.window or None)
     print("\n".join(result.lines()))
     return 0 if result.ok else 1

@@ -1,7 +1,7 @@
 """Playing to win: the win-value players against score-optimal tables, and 5000 for three.
 
 1. **Seeds** (``--seeds``, default 0 1 2): each game's win-value runs
-   ``runs/win-value-<GAME>-seed<S>/model.pt`` (trained as ``dice-env train-win-value`` trains
+   ``runs/win-value-<GAME>-seed<S>/model.pt`` (trained as ``dice-env train win-value`` trains
    them when missing, unless ``--no-train``) are measured by their paired gain over the
    score-optimal player in two-player matches (``--seed-sets`` dice sets); the **median** seed
    (never the best) is exported with its learning curve to ``win-value-<GAME>.pt``: by a run
@@ -22,11 +22,11 @@
 Writes ``win.md``, ``win.json``, ``win_leads.png`` (win share against the lead at the start of
 a turn, win-value and score-optimal) and ``win_curves.png`` (learning curves), merged with what
 an earlier run wrote there for the games and table sizes this one did not measure.  The
-documented full run, ``dice-env win-report`` from the checkout, writes ``results/``; any other
+documented full run, ``dice-env report win`` from the checkout, writes ``results/``; any other
 run writes ``runs/win-report/`` unless ``--out`` says where.  ``--quick`` is a small smoke run.
 
 Example:
-  dice-env win-report --quick --games penta --players 2 --fivethousand-n-matches 0
+  dice-env report win --quick --games penta --players 2 --fivethousand-n-matches 0
 """
 
 from __future__ import annotations
@@ -40,10 +40,12 @@ from agents.cli.args import (
     OneLineParser,
     at_least,
     command_parser,
+    games,
     make_output_folders,
     non_negative_seed,
     output_folder,
     output_path,
+    workers,
 )
 
 
@@ -56,19 +58,19 @@ def table_size(text: str) -> int:
 
 
 def build_parser(prog: str | None = None) -> OneLineParser:
-    """The command line of ``dice-env win-report``."""
+    """The command line of ``dice-env report win``."""
     from agents.training.studies.win import GAMES, QUICK_SETS
 
     p = command_parser(__doc__, prog)
     p.add_argument("--games", nargs="+", choices=GAMES, default=GAMES, help="scorecard games")
     p.add_argument("--players", nargs="+", type=table_size, default=[2, 4],
                    help="table sizes, 2 to 6 (default 2 4)")
-    p.add_argument("--sets", type=at_least(1), default=None,
+    p.add_argument("--sets", type=games(), default=None,
                    help="dice sets per table (default: 60000 for 2 players, 8000 for 3-4, "
                         "5000 for 5-6)")
     p.add_argument("--seeds", nargs="+", type=non_negative_seed, default=[0, 1, 2],
                    help="training seeds (default 0 1 2)")
-    p.add_argument("--seed-sets", type=at_least(2), default=4_000,
+    p.add_argument("--seed-sets", type=games(2), default=4_000,
                    help="two-player dice sets measuring each seed (default 4000)")
     p.add_argument("--no-train", action="store_true", help="measure only the runs that exist")
     p.add_argument("--no-seeds", action="store_true",
@@ -77,18 +79,18 @@ def build_parser(prog: str | None = None) -> OneLineParser:
                    help="only the three-player 5000 section (keeps the scorecard rows)")
     p.add_argument("--no-export", action="store_true",
                    help="do not export the median seed's model")
-    p.add_argument("--fivethousand-matches", type=at_least(0), default=20_000,
+    p.add_argument("--fivethousand-matches", type=games(0), default=20_000,
                    help="3-player 5000 matches against two heuristic bots (0: skip 5000)")
     p.add_argument("--fivethousand-players", nargs="+", type=at_least(2), default=[3, 4],
                    help="table sizes of the N-player learned-value 5000 section (default 3 4; "
                         "a size without a committed model is listed as such)")
-    p.add_argument("--fivethousand-n-matches", type=at_least(0), default=12_000,
+    p.add_argument("--fivethousand-n-matches", type=games(0), default=12_000,
                    help="5000 matches of each N-player learned-value series (0: skip it)")
     p.add_argument("--seed", type=non_negative_seed, default=0,
                    help="dice seed of the evaluation (default 0)")
     p.add_argument("--quick", action="store_true",
                    help=f"a smoke run: {QUICK_SETS} dice sets, the committed models, no seeds")
-    p.add_argument("--jobs", type=at_least(1), default=1,
+    p.add_argument("--jobs", type=workers(), default=1,
                    help="worker processes sharing each table's dice sets (default 1; the "
                         "results do not depend on it)")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
@@ -124,7 +126,7 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> dict:
             except FileNotFoundError as err:
                 parser.error(f"argument --out: {err} (or pass --no-export)")
     make_output_folders(parser, args)
-    command = " ".join(["python scripts/win_report.py", *argv])
+    command = " ".join(["dice-env report win", *argv])
     report = save(run_study(study, command, models), out, merge=not args.quick)
     print(f"written: {out / 'win.md'}")
     return report

@@ -10,14 +10,14 @@ Yahtzee box) and the exact gap to the optimum with its 95 % CI (exact per-decisi
 ``optimality_gap``, over the first 2,000 of the same games).  The published agents (arXiv
 2601.00007; Yahtzotron) follow with their own figures and sources.
 
-Only the documented full run (``dice-env yahtzee-report``, or ``python
-scripts/yahtzee_report.py``, every player present) writes ``results/``; a smaller run
+Only the documented full run (``dice-env report yahtzee``, every player present) writes
+``results/``; a smaller run
 (``--games``, ``--regret-games``, ``--players``, ``--ppo-model``) or one missing a player's
 model writes ``runs/yahtzee-report/`` unless ``--out`` says otherwise.  A progress bar shows
 only on a terminal.
 
 Example:
-  dice-env yahtzee-report --games 2000 --regret-games 200 --players optimal heuristic
+  dice-env report yahtzee --games 2000 --regret-games 200 --players optimal heuristic
 """
 
 from __future__ import annotations
@@ -29,29 +29,30 @@ from pathlib import Path
 
 from agents.cli.args import (
     OneLineParser,
-    at_least,
     command_parser,
+    games,
     make_output_folders,
     output_folder,
     output_path,
+    workers,
 )
 
 
 def build_parser(prog: str | None = None) -> OneLineParser:
-    """The command line of ``dice-env yahtzee-report``."""
+    """The command line of ``dice-env report yahtzee``."""
     from agents.evaluation.yahtzee import GAMES, PLAYERS, REGRET_GAMES
 
     parser = command_parser(__doc__, prog)
-    parser.add_argument("--games", type=at_least(2), default=GAMES,
+    parser.add_argument("--games", type=games(2), default=GAMES,
                         help="games per player for the scores and rates (default %(default)s)")
-    parser.add_argument("--regret-games", type=at_least(2), default=REGRET_GAMES,
+    parser.add_argument("--regret-games", type=games(2), default=REGRET_GAMES,
                         help="games per player for the exact gap, the first of the same games "
                              "(default %(default)s)")
     parser.add_argument("--players", nargs="+", default=list(PLAYERS), choices=PLAYERS,
                         metavar="PLAYER", help=f"our players (default: all of {list(PLAYERS)})")
     parser.add_argument("--ppo-model", type=Path, default=None,
                         help="a PPO model file to play instead of the committed one")
-    parser.add_argument("--workers", type=at_least(1), default=1,
+    parser.add_argument("--workers", type=workers(), default=1,
                         help="players measured at once, each in a process of its own (default 1; "
                              "the results are the same); every process uses one torch thread")
     parser.add_argument("--out", type=output_path, default=None,
@@ -90,7 +91,7 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> int:
                                    worker_setup=one_thread)
     shown = [a for i, a in enumerate(argv)  # the same results with any number of workers
              if not a.startswith("--workers") and (i == 0 or argv[i - 1] != "--workers")]
-    command = " ".join(["python scripts/yahtzee_report.py", *shown])
+    command = " ".join(["dice-env report yahtzee", *shown])
     labels = {} if args.ppo_model is None else {"ppo": f"structured PPO: `{args.ppo_model}`"}
     path = write_yahtzee_report(out, result.rows, PUBLISHED, command, result.optimal_value,
                                 result.games, result.regret_games, result.seed, result.missing,

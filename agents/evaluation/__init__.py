@@ -15,8 +15,8 @@
   costliest habits over many games, read off the regret tools' traces (the inspect view and
   ``dice-env replay``);
 * :mod:`.benchmark`, :mod:`.any_policy`, :mod:`.players_regret`, :mod:`.optimal_play`,
-  :mod:`.threshold_sweep`, :mod:`.env_speed` -- what ``dice-env evaluate``, ``regret-report``,
-  ``optimal-report``, ``sweep-thresholds`` and ``bench-env`` measure; :mod:`.reports` writes
+  :mod:`.threshold_sweep`, :mod:`.env_speed` -- what ``dice-env evaluate``, ``report regret``,
+  ``report optimal``, ``report thresholds`` and ``bench env`` measure; :mod:`.reports` writes
   their tables.
 """
 

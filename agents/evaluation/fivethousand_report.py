@@ -12,7 +12,7 @@ memory), then checks the tables from several sides:
   space), and the simulated seat-balanced win rate, which must agree;
 * with three and four players (no exact solution), the two-player policy as a bot.
 
-It returns ``(markdown, data)``; the caller writes them (``dice-env optimal-report``).
+It returns ``(markdown, data)``; the caller writes them (``dice-env report optimal``).
 """
 
 from __future__ import annotations
@@ -268,7 +268,7 @@ def fivethousand_report(games: int = 20_000, seed: int = 0, *, cache_dir: str | 
     for k in FLAT_THRESHOLDS:
         bot = ThresholdBot(rules, thresholds=[k] * 5)
         opponents.append((_bot_label([k] * 5, True, k), bot, {"kind": "flat", "threshold": k}))
-    try:  # the factory's tuned "heuristic" (the winner of scripts/sweep_thresholds.py)
+    try:  # the factory's tuned "heuristic" (the winner of dice-env report thresholds)
         from agents.fivethousand.bots import HeuristicAgent
     except ImportError:  # pragma: no cover - older trees
         HeuristicAgent = None
@@ -377,7 +377,7 @@ def markdown(data: dict) -> str:
         "### Solve time and memory",
         "",
         "Both games solved in a fresh process by `solve_fivethousand_summary(force=True)` (the "
-        "record of `scripts/solve.py fivethousand --json --force`; numba kernels loaded from "
+        "record of `dice-env solve fivethousand --json --force`; numba kernels loaded from "
         "numba's on-disk cache).",
         "",
         "| solve (s) | two players (s) | solo (s) | peak memory (MB) | threads | sweeps | "
@@ -411,7 +411,7 @@ def markdown(data: dict) -> str:
         "`ThresholdBot(threshold=k)` banks once the turn total reaches max(k, the one-throw "
         "break-even total for the dice left) (per dice left 1..5 in brackets); *flat k* banks at "
         "k whatever the dice; *heuristic* is `agents.make('heuristic', 'fivethousand')`, the "
-        "best threshold bot of `scripts/sweep_thresholds.py` against the default bot.  Every "
+        "best threshold bot of `dice-env report thresholds` against the default bot.  Every "
         "one of them banks an exact win and never an overshoot.  *Exact*: the optimal "
         "player's win probability with both policies fixed, solved on the same state space "
         "(opening / following / seat-balanced mean).  *Simulated*: seat-balanced over the "

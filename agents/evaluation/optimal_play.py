@@ -1,4 +1,4 @@
-"""The optimal players of the scorecard games, measured (what ``dice-env optimal-report`` runs).
+"""The optimal players of the scorecard games, measured (what ``dice-env report optimal`` runs).
 
 For each preset :func:`optimal_play_report`
 

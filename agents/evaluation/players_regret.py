@@ -1,4 +1,4 @@
-"""The exact regret of every registered player (what ``dice-env regret-report`` measures).
+"""The exact regret of every registered player (what ``dice-env report regret`` measures).
 
 For each scorecard game, every player of :data:`AGENTS` measured by
 :func:`~agents.evaluation.scorecard_regret.optimality_gap` on the same dice (those of

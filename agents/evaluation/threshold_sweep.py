@@ -1,4 +1,4 @@
-"""The threshold bots of 5000, swept (what ``dice-env sweep-thresholds`` runs).
+"""The threshold bots of 5000, swept (what ``dice-env report thresholds`` runs).
 
 Every member of a grid of bank thresholds (per dice left, :data:`GRID`) plays two-player games
 against the built-in default bot, seat-balanced; the best few are replayed on fresh dice with

@@ -3,7 +3,7 @@
 ``agents.make("threshold", "fivethousand", threshold=400)`` builds a
 :class:`~dice_env.fivethousand.bots.ThresholdBot` (bank once the turn total reaches a threshold
 that grows with the dice left, never banking an overshoot, always banking an exact win);
-``"heuristic"`` is the best member of that family found by ``scripts/sweep_thresholds.py``
+``"heuristic"`` is the best member of that family found by ``dice-env report thresholds``
 (its table: ``results/threshold_sweep.md``).  Both are batched (``act_batch``) and deterministic.
 The ``random`` player of every game is :class:`dice_env.random_player.RandomPlayer`.
 """
@@ -18,7 +18,7 @@ from dice_env.fivethousand.bots import ThresholdBot
 __all__ = ["HEURISTIC_THRESHOLDS", "HeuristicAgent", "ThresholdAgent"]
 
 #: Bank thresholds for 1..5 dice left of the ``heuristic`` bot: the winner of
-#: ``python scripts/sweep_thresholds.py`` (see ``results/threshold_sweep.md``).
+#: ``dice-env report thresholds`` (see ``results/threshold_sweep.md``).
 HEURISTIC_THRESHOLDS: tuple[int, ...] = (100, 100, 150, 500, 1500)
 
 

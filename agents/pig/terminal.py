@@ -25,7 +25,7 @@ Commands:
   h   hold: add the turn total to your score and pass the die (also: b, bank, stop)
   ?   this help
   q   quit
-The full rules: docs/rules.md in the dice-env repository."""
+The full rules: dice-env rules pig in a shell."""
 
 _WORDS = {"r": "roll", "roll": "roll", "0": "roll", "h": "hold", "hold": "hold", "b": "hold",
           "bank": "hold", "s": "hold", "stop": "hold", "1": "hold", "?": "help",

@@ -36,7 +36,7 @@ decisions (banks, busts, bumps, gifts) is printed.
 (expected final score; win probability in 5000 -- expected turns when alone), after it the
 cost of your choice, and at the end the total expected loss of your game.
 
-The web app (:mod:`.web`, ``dice-web`` / ``python scripts/web.py``) plays the same games in a
+The web app (:mod:`.web`, ``dice-web`` / ``dice-env web``) plays the same games in a
 browser.
 
 The modules, one responsibility each:

@@ -186,7 +186,7 @@ class SB3Agent:
 
     Args:
         game: the game (preset name, Gymnasium id, ``Rules`` or ``"fivethousand"``).
-        model_path: the model's ``.zip``, or a ``scripts/train.py`` run folder (the policy of
+        model_path: the model's ``.zip``, or a ``dice-env train`` run folder (the policy of
             its latest checkpoint, so a run can be measured while it trains or after a stop).
         algorithm: ``"maskableppo"``, ``"ppo"``, ``"a2c"`` or ``"dqn"``; detected from the zip
             when None (see :func:`detect_algorithm`).
@@ -203,7 +203,7 @@ class SB3Agent:
         path = Path(model_path).expanduser()
         if path.is_dir():
             raise ValueError(f"{path} is a folder, not a model .zip; agents.load(folder, game) "
-                             "plays the latest checkpoint of a scripts/train.py run folder")
+                             "plays the latest checkpoint of a dice-env train run folder")
         if not path.is_file():
             raise FileNotFoundError(f"no such model file: {path} does not exist; expected a "
                                     "stable-baselines3 model .zip or a training run folder")

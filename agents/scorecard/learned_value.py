@@ -18,7 +18,7 @@ What this module holds:
 A turn-start state is ``(open boxes, upper total capped at the bonus threshold, five-of-a-kind
 box state)``; everything else about the card (points already scored) does not change the future.
 The default model of a game is ``results/models/learned-value-<game>.pt``
-(``dice-env train-learned-value`` writes one).
+(``dice-env train learned-value`` writes one).
 """
 
 from __future__ import annotations
@@ -487,7 +487,7 @@ class LearnedValueAgent:
             if not path.is_file():
                 raise FileNotFoundError(
                     f"no learned-value model for {self.rules.name!r} at {path}; train one with "
-                    f"`dice-env train-learned-value {self.rules.name} --export {path}`")
+                    f"`dice-env train learned-value {self.rules.name} --export {path}`")
             model, self.meta = ValueModel.load(path, device)
         if model.rules.knobs() != self.rules.knobs():
             raise ValueError(f"the model is for {model.rules.name!r}, not {self.rules.name!r}")

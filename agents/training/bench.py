@@ -1,4 +1,4 @@
-"""Env steps per second of the PPO trainers and policies (``dice-env bench-trainer``):
+"""Env steps per second of the PPO trainers and policies (``dice-env bench trainer``):
 MaskablePPO (SB3) and the lean trainer, with the MLP policy and the structured one.
 
 Each run trains a game's committed config (``agents/training/ppo/configs/<GAME>.json`` for the
@@ -110,7 +110,7 @@ RUNS: dict[str, tuple[str, str, Rate, dict]] = {
     "sb3-structured": ("MaskablePPO (SB3)", "structured", sb3_rate, {})}
 #: the runs that also change the recipe, not only the trainer's speed: the Penta variant of
 #: ``variants.json`` whose settings they train, and the change in words (what such a run
-#: learns is measured through the full recipe by dice-env recipe-variants)
+#: learns is measured through the full recipe by dice-env train variants)
 RECIPE_CHANGES: dict[str, tuple[str, str]] = {
     "lean-structured-fast-2x2048": ("fast-2-epochs-2048",
                                     "2 epochs of minibatches of 2,048 instead of 4 of 8,192")}

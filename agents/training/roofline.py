@@ -1,4 +1,4 @@
-"""A roofline of the lean trainer (``dice-env bench-trainer --roofline``): how many FLOPs an env
+"""A roofline of the lean trainer (``dice-env bench trainer --roofline``): how many FLOPs an env
 step costs, how fast this machine multiplies matrices of the trainer's own shapes, and how close
 each phase comes to that.
 

@@ -24,8 +24,8 @@ comes first:
 The threshold of play is recomputed every turn and the last turn is exact, so what the network
 must get right is the shape of ``W`` in ``(card, D, S)``, which synthetic samples cover.  A
 checkpoint is written after every layer (``<out>.ckpt``); ``--resume`` continues from it.
-Deterministic for a seed and thread count.  CLI: ``dice-env train-win-value``
-(:func:`train_run` trains into a run folder, as it and ``dice-env win-report`` do).
+Deterministic for a seed and thread count.  CLI: ``dice-env train win-value``
+(:func:`train_run` trains into a run folder, as it and ``dice-env report win`` do).
 """
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ def env_speed_markdown(results: dict) -> str:
         "*unwrapped*: the bare env.  The batched envs run in one process and one thread: "
         "*per core* divides their steps by the process's CPU time (on an idle machine it "
         "equals the per-process figure).",
-        "Regenerate with `python scripts/bench_env.py`.",
+        "Regenerate with `dice-env bench env`.",
         "",
         f"| env | single env | ÷ {ref} | unwrapped | SyncVectorEnv N={results['sync_num_envs']} | "
         + " | ".join(f"batched N={n}" for n in sizes)

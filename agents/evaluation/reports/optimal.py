@@ -55,7 +55,7 @@ def optimal_markdown(report: dict) -> str:
         "",
         "## Solve time and memory",
         "",
-        "Each preset solved in a fresh process by `python scripts/solve.py GAME --json --force` "
+        "Each preset solved in a fresh process by `dice-env solve GAME --json --force` "
         "(numba kernels loaded from numba's on-disk cache; the one-time compilation is shown "
         "when it happened).",
         "",

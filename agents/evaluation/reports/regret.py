@@ -27,7 +27,7 @@ INTRODUCTION = (
     "before it (`optimality_gap(..., dice_averaged=True)`): still unbiased, with less "
     "variance for a policy whose losses depend on the dice. Decision kinds: the "
     "decision after the first and second throws (a hold, or scoring early) and the box "
-    "choice after the third. `python scripts/evaluate.py --agent SPEC --regret` does "
+    "choice after the third. `dice-env evaluate --agent SPEC --regret` does "
     "the same for any policy.")
 
 

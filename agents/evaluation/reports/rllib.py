@@ -1,4 +1,4 @@
-"""The report of an RLlib run (``dice-env train-rllib``): ``rllib.md`` (RLlib's throughput
+"""The report of an RLlib run (``dice-env train rllib``): ``rllib.md`` (RLlib's throughput
 beside our lean trainer's, and the final evaluation), ``rllib.json`` (the summary) and
 ``rllib.csv`` (one row per RLlib iteration)."""
 

@@ -195,7 +195,8 @@ def scaling_markdown(games: Sequence[Mapping], command: str, eval_games: int,
              "choose a committed seed, `results/ppo_recipe_seeds.md`), in the game's unit "
              "(lower is better). Training time is the run's learning curve's: the CPU time of "
              "its one torch thread (what it takes alone on one core) and the wall-clock. The "
-             "runs advance stage by stage across sessions (`dice-env scaling --max-minutes N`, "
+             "runs advance stage by stage across sessions (`dice-env report scaling "
+             "--max-minutes N`, "
              "then commit `agents/models/carry/scaling/`); a point not measured yet is "
              f"*{PENDING}*, never estimated.", ""]
     for g in games:

@@ -1,4 +1,4 @@
-"""The trainer-speed report (``dice-env bench-trainer``): ``trainer_speed.md`` (steps/s of each
+"""The trainer-speed report (``dice-env bench trainer``): ``trainer_speed.md`` (steps/s of each
 trainer and policy, per core, rollout share, cost against the lean MLP; with ``--profile`` where
 a lean iteration's time goes) and ``trainer_speed.json``."""
 

@@ -1,4 +1,4 @@
-"""The tables of a Tune sweep (``dice-env tune``): ``tune.md`` (per grid point: the mean and
+"""The tables of a Tune sweep (``dice-env train tune``): ``tune.md`` (per grid point: the mean and
 range of the final evaluation across seeds; per trial: status, final evaluation, seconds,
 restarts), ``tune_trials.csv`` and ``tune_points.csv``."""
 

@@ -1,4 +1,4 @@
-"""The playing-to-win report (``dice-env win-report``): ``win.md``, ``win.json``,
+"""The playing-to-win report (``dice-env report win``): ``win.md``, ``win.json``,
 ``win_leads.png`` (win share against the lead at the start of a turn, win-value and
 score-optimal) and ``win_curves.png`` (the training seeds' learning curves).
 
@@ -191,7 +191,7 @@ def fivethousand_n_markdown(ft: dict) -> list[str]:
                if e.get("training") and e["training"].get("seconds") is not None]
     if trained:
         lines += ["", "Committed models (median of seeds 0-2): " + "; ".join(trained) + ". "
-                  "Train: `python scripts/train_learned_value.py fivethousand --players N "
+                  "Train: `dice-env train learned-value fivethousand --players N "
                   "--seed S`."]
     return lines + [""]
 

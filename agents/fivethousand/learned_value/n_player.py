@@ -47,7 +47,7 @@ def n_player_model_path(num_players: int) -> Path:
 
 def train_command(num_players: int, path: str | Path) -> str:
     """The command that trains the ``N``-player model and writes it at ``path``."""
-    return (f"dice-env train-learned-value fivethousand --players {num_players} "
+    return (f"dice-env train learned-value fivethousand --players {num_players} "
             f"--export {path}")
 
 

@@ -93,7 +93,7 @@ class ValueModel:
         if not path.is_file():
             raise FileNotFoundError(
                 f"no learned-value model at {path}; train one with `dice-env "
-                f"train-learned-value fivethousand --export {path}`")
+                f"train learned-value fivethousand --export {path}`")
         data = torch.load(path, map_location="cpu", weights_only=True)
         if not isinstance(data, dict) or data.get("kind") != "learned-value-fivethousand":
             raise ValueError(f"{path} is not a 5000 learned-value checkpoint")

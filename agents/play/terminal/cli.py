@@ -8,6 +8,7 @@ import sys
 from collections.abc import Sequence
 from typing import TextIO
 
+from agents.arguments import OneLineParser, ProseFormatter, seconds, seed
 from agents.families import families
 from agents.games import Game, known_games, resolve
 from agents.play.seats import check_people
@@ -18,49 +19,8 @@ GAME_ALIASES = {"poker": "dice-poker", "dicepoker": "dice-poker", "dice_poker": 
 FIRST_GAMES = ("penta", "dice-poker", "5000")
 
 
-class _Formatter(argparse.HelpFormatter):
-    """Wraps the help without breaking a player's name (``win-value``) at its hyphen."""
-
-    def _fill_text(self, text: str, width: int, indent: str) -> str:
-        import textwrap
-
-        return textwrap.fill(" ".join(text.split()), width, initial_indent=indent,
-                             subsequent_indent=indent, break_on_hyphens=False)
-
-
-class _Parser(argparse.ArgumentParser):
-    """One-line errors (exit status 2), and the example kept on its own line."""
-
-    def error(self, message: str):  # type: ignore[override]
-        self.exit(2, f"{self.prog}: error: {message}\n")
-
-    def format_help(self) -> str:
-        return super().format_help() + EXAMPLE
-
-
 EXAMPLE = ("\nExamples:\n  dice-env play penta --advise --opponents heuristic\n"
            "  dice-env play penta --people Ann,Bob --opponents heuristic\n")
-
-
-def _seconds(text: str) -> float:
-    """An argparse ``type``: a number of seconds, 0 or more."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
-    if not 0 <= value < float("inf"):
-        raise argparse.ArgumentTypeError(f"must be 0 (off) or more, got {text}")
-    return value
-
-
-def _seed(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be at least 0, got {value}")
-    return value
 
 
 def _terminal_families() -> list:
@@ -76,16 +36,18 @@ def terminal_games() -> list[str]:
 
 
 def build_parser(prog: str = "dice-play") -> argparse.ArgumentParser:
+    """The command line of the terminal program (one-line errors, the example after the help:
+    the parser of :mod:`agents.arguments`)."""
     bots = "; ".join(f"{f.title}: {', '.join(sorted(f.players))}"
                      for f in _terminal_families())
     others = [n for n in terminal_games() if n not in FIRST_GAMES]
-    p = _Parser(
-        prog=prog, formatter_class=_Formatter,
+    p = OneLineParser(
+        prog=prog, formatter_class=ProseFormatter, example=EXAMPLE,
         description="Play Penta, Dice Poker, 5000 or another of the games in the terminal, "
                     "alone or against bots.",
         epilog=f"Bots of {bots} (ppo, learned-value and win-value play the committed models; "
                "win-value reads every card and plays to win). Type ? in the game for the "
-               "commands. The full rules: docs/rules.md in the dice-env repository.")
+               "commands. The full rules: `dice-env rules GAME`.")
     p.add_argument("game", help=f"{', '.join(FIRST_GAMES)} or another game: "
                    f"{', '.join(others)}")
     p.add_argument("--opponents", default="", metavar="NAMES",
@@ -98,11 +60,11 @@ def build_parser(prog: str = "dice-play") -> argparse.ArgumentParser:
     p.add_argument("--advise", action="store_true",
                    help="show the optimal player's value of each option and the cost of "
                         "your choices (against bots, each option's chance of winning too)")
-    p.add_argument("--auto-seconds", type=_seconds, default=3.0, metavar="S",
+    p.add_argument("--auto-seconds", type=seconds(0, off=True), default=3.0, metavar="S",
                    help="after the last roll, score the computer's choice if you have not "
                         "started typing within S seconds (0 disables; default 3; scorecard "
                         "games)")
-    p.add_argument("--seed", type=_seed, default=None,
+    p.add_argument("--seed", type=seed, default=None,
                    help="seed for a reproducible game; in the scorecard games your dice are "
                         "those of `dice-env replay --seed SEED` for the same decisions")
     return p

@@ -19,7 +19,7 @@ Commands (dice positions are 1 to 5, as printed under the dice):
   ?         this help
   q         quit
 To keep all five dice, score them: holding all five is not a reroll.
-The full rules: docs/rules.md in the dice-env repository."""
+The full rules: dice-env rules GAME in a shell (e.g. dice-env rules penta)."""
 
 FIVE_THOUSAND_HELP = """\
 Commands:
@@ -27,7 +27,7 @@ Commands:
   b   bank the turn total
   ?   this help
   q   quit
-The full rules: docs/rules.md in the dice-env repository."""
+The full rules: dice-env rules 5000 in a shell."""
 
 
 class InputError(ValueError):

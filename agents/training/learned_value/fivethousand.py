@@ -35,7 +35,7 @@ checkpoint (the CLI's run folder ``model.ckpt``) a run resumes exactly where it 
 (``--resume``).  The learning curve has the Bellman residual on the fresh states, the fit
 error and the network's win probability of every seat at the opening.
 
-Its command line is ``dice-env train-learned-value fivethousand [--players N]``
+Its command line is ``dice-env train learned-value fivethousand [--players N]``
 (:mod:`agents.cli.train_learned_value_fivethousand`).
 """
 

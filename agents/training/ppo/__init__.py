@@ -3,12 +3,12 @@
 * :mod:`.config` -- the committed configs (``configs/<name>.json``), ``--set`` overrides and
   the policy network a config names (``"policy"``: ``"mlp"`` or ``"structured"``,
   :mod:`agents.policies.structured`); ``stages.json`` holds the stages the committed models were
-  trained in (:mod:`.stages`, ``dice-env train-stages``);
+  trained in (:mod:`.stages`, ``dice-env train stages``);
 * :mod:`.envs` -- the batched training env of a config (opponents, SB3 wrappers, shaping) and
   its MaskablePPO model;
 * :mod:`.shaping` -- potential-based upper-bonus reward shaping;
 * :mod:`.lean` -- the lean trainer (SB3's algorithm and network on flat tensors);
-* :mod:`.profiling` -- where a lean iteration's time goes (``scripts/bench_trainer.py
+* :mod:`.profiling` -- where a lean iteration's time goes (``dice-env bench trainer
   --profile``);
 * :mod:`.evaluation` -- the evaluation during training, as each game family names it (its
   ``ppo_evaluation`` hook: mean score, or win rate against ``eval.opponent``; optionally the

@@ -141,7 +141,7 @@ def load_checkpoint(run_dir: Path, device: str = "cpu"):
     state = read_checkpoint(run_dir)
     if state.get("trainer", "sb3") != "sb3":
         raise ValueError(f"the checkpoint in {run_dir} is a {state['trainer']!r} run; resume it "
-                         "with scripts/train.py, which picks the trainer")
+                         "with dice-env train, which picks the trainer")
     sb3 = SB3VecEnv(state["venv"], reward_scale=state["reward_scale"])
     monitor = VecMonitor(sb3)
     for k, v in state["monitor"].items():

@@ -9,7 +9,7 @@ loss without clipping, entropy bonus of the masked distribution, gradient-norm c
 with ``eps=1e-5``, a linear or constant learning rate), and :class:`ActorCritic` has SB3's
 ``MlpPolicy`` layout (separate policy and value MLPs with tanh, orthogonal initialisation), so a
 trained network is copied into a ``MaskablePPO`` model and saved as an ordinary SB3 ``.zip``:
-everything that loads PPO models (``agents.make("ppo", game)``, ``scripts/evaluate.py``) loads
+everything that loads PPO models (``agents.make("ppo", game)``, ``dice-env evaluate``) loads
 it unchanged.  A config with ``"policy": "structured"`` trains the structured network of
 :mod:`agents.policies.structured` instead (:func:`build_network`), exported the same way with
 its own MaskablePPO policy class.
@@ -17,7 +17,7 @@ its own MaskablePPO policy class.
 :class:`LeanTrainer` holds a run: the env, the network, the optimizer and every random
 generator.  :meth:`LeanTrainer.state` / :meth:`LeanTrainer.from_state` capture and restore all
 of it, between an update and the next rollout, so a resumed run continues with the same numbers
-as one that never stopped.  ``scripts/train.py`` uses it when the config says
+as one that never stopped.  ``dice-env train`` uses it when the config says
 ``"trainer": "lean"``.
 
 Masked actions get the logit ``-1e8`` (probability 0, and ``0 * log p`` stays finite in the

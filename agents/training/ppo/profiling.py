@@ -1,4 +1,4 @@
-"""Where a lean-trainer iteration's time goes (``scripts/bench_trainer.py --profile``).
+"""Where a lean-trainer iteration's time goes (``dice-env bench trainer --profile``).
 
 :func:`phase_profile` times one rollout and one update of a :class:`~.lean.LeanTrainer` by
 phase -- the env's steps and masks, the network's forward passes in the rollout, the rest of

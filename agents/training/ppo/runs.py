@@ -168,7 +168,7 @@ def checkpoint_model(run_dir: Path, device: str = "cpu"):
 def run_folder_agent(path: Path, game: Any, algorithm: str | None = None,
                      deterministic: bool = True, seed: int | None = None, device: str = "cpu",
                      env_kwargs: dict | None = None) -> Any:
-    """The policy of a ``scripts/train.py`` run folder's latest checkpoint as a player (its
+    """The policy of a ``dice-env train`` run folder's latest checkpoint as a player (its
     spaces checked against ``game``'s env, as for a model file)."""
     from agents.policies.sb3_models import SB3Agent, normalise_algorithm
 
@@ -176,9 +176,9 @@ def run_folder_agent(path: Path, game: Any, algorithm: str | None = None,
     if not (path / CHECKPOINT_NAME).is_file():
         raise ValueError(f"{path} is a directory without a training checkpoint "
                          f"({CHECKPOINT_NAME}); expected a stable-baselines3 model .zip or a "
-                         "scripts/train.py run folder")
+                         "dice-env train run folder")
     if algorithm and normalise_algorithm(algorithm) != "maskableppo":
-        raise ValueError(f"{path} is a scripts/train.py run folder, which holds a MaskablePPO "
+        raise ValueError(f"{path} is a dice-env train run folder, which holds a MaskablePPO "
                          f"policy, not {algorithm!r}")
     model = checkpoint_model(path, device=device)
     agent = SB3Agent.from_model(model, game, deterministic=deterministic, source=path,

@@ -8,7 +8,7 @@ checkpoint and the command that resumes; a run that reaches its total writes ``f
 with ``export``, copies it and its learning curve.  :func:`train` does both.
 
 The ``command`` a session is given renders a ``train`` command line for the user (``dice-env
-train ...`` or ``python scripts/train.py ...``): the front end decides, this module only says
+train ...``): the front end decides, this module only says
 which arguments.
 """
 

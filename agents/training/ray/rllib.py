@@ -168,7 +168,7 @@ def evaluate(module: Any, config: dict) -> dict | None:
 
 
 def lean_rate(config: dict, iterations: int, seed: int) -> dict:
-    """Steps/s of our lean trainer on the same config (``dice-env bench-trainer``'s
+    """Steps/s of our lean trainer on the same config (``dice-env bench trainer``'s
     measurement, :func:`agents.training.bench.lean_rate`: a warm-up iteration, then
     ``iterations`` rollouts + updates)."""
     from agents.training.bench import lean_rate as measure

@@ -1,7 +1,7 @@
 """Learned-value agents across training seeds: train, measure, copy the median seed.
 
 For each game, the runs ``<runs>/learned-value-<GAME>-seed<S>/model.pt`` (trained with the
-trainer's defaults and :data:`TRAIN_OPTIONS`, as ``dice-env train-learned-value GAME --seed S``
+trainer's defaults and :data:`TRAIN_OPTIONS`, as ``dice-env train learned-value GAME --seed S``
 trains them, unless told not to train and the run exists) are measured by their exact gap to
 the optimum (:func:`~agents.training.studies.measure.measure_agent`; 5000 with twice as many
 games).  :func:`export_median` copies the **median** seed's model (never the best) with its
@@ -24,11 +24,11 @@ __all__ = ["GAMES", "MODEL_SUFFIXES", "TRAIN_OPTIONS", "export_median", "measure
 
 GAMES = ["penta", "dice-poker", "fivethousand"]
 #: the training options of the committed models: fields of the trainer's ``TrainConfig`` over
-#: its defaults (none: they are trained as ``dice-env train-learned-value GAME`` trains)
+#: its defaults (none: they are trained as ``dice-env train learned-value GAME`` trains)
 TRAIN_OPTIONS: dict[str, dict] = {"penta": {}, "dice-poker": {}, "fivethousand": {}}
 #: the files of a trained model: the network and its learning curve
 MODEL_SUFFIXES = (".pt", ".curve.json", ".curve.csv")
-#: the time budget of ``dice-env train-learned-value`` (minutes)
+#: the time budget of ``dice-env train learned-value`` (minutes)
 MINUTES = 10.0
 
 

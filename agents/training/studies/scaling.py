@@ -93,7 +93,7 @@ def snapshot_points(ends: Sequence[int], grid: Sequence[int] | None = None) -> l
 
 # -- the store of measured points -----------------------------------------------------------
 
-_STORE_DOC = ("The scaling study's measured points (dice-env scaling): one row per snapshot "
+_STORE_DOC = ("The scaling study's measured points (dice-env report scaling): one row per snapshot "
               "of a run, its exact gap on the selection games; kept (committed) because the "
               "snapshots and run folders are not.  'at' is the point asked for, 'timesteps' the "
               "first update at or past it; 'recipe' a digest of the run's scaled stages.")

@@ -1,8 +1,8 @@
-"""Playing to win (``dice-env win-report``): the win-value players against score-optimal
+"""Playing to win (``dice-env report win``): the win-value players against score-optimal
 tables, their training seeds, and the 5000 sections for three and N players.
 
 1. **Seeds**: each game's win-value runs ``runs/win-value-<GAME>-seed<S>/model.pt`` (trained as
-   ``dice-env train-win-value GAME --seed S`` trains them when missing, unless told not to) are
+   ``dice-env train win-value GAME --seed S`` trains them when missing, unless told not to) are
    measured by their paired gain over the score-optimal player in two-player matches; the
    **median** seed (never the best) can be exported with its learning curve
    (:func:`export`).
@@ -51,7 +51,7 @@ def run_folder(game: str, seed: int, runs: str | Path = Path("runs")) -> Path:
 
 @dataclass(frozen=True)
 class WinStudy:
-    """What a run measures (the options of ``dice-env win-report``)."""
+    """What a run measures (the options of ``dice-env report win``)."""
 
     games: tuple[str, ...] = tuple(GAMES)
     players: tuple[int, ...] = (2, 4)
