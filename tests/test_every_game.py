@@ -27,6 +27,25 @@ ENV_IDS = [i for f in families() for i in f.env_ids()]
 MATCH_IDS = [i for f in families() for i in f.match_env_ids()]
 
 
+def test_no_branch_on_a_family_outside_its_own_folders():
+    """Issue 44's rule: the shared layers ask the family object; a test of the family's name
+    (``is_fivethousand``, ``family ==``) lives only in that family's own folders."""
+    import re
+    from pathlib import Path
+
+    pattern = re.compile(r"is_fivethousand|family ?[!=]=")
+    own = {f.name for f in families()}
+    found = []
+    for package in (Path(agents.__file__).parent, Path(dice_env.__file__).parent):
+        for path in package.rglob("*.py"):
+            parts = path.relative_to(package).parts
+            if parts[0] in own:
+                continue
+            found += [f"{package.name}/{'/'.join(parts)}:{n}" for n, line in
+                      enumerate(path.read_text().splitlines(), 1) if pattern.search(line)]
+    assert found == []
+
+
 def test_every_family_has_games_and_ids():
     for fam in families():
         assert fam.games(), fam

@@ -119,7 +119,9 @@ def rules_text(game: str, book: Path | None = None) -> str:
     chosen = game_sections(family, str(resolved.name), list(sections))
     if not chosen:
         raise ValueError(f"no section of {book} gives the rules of {resolved.name}")
-    title = resolved.family.title if family != "scorecard" else resolved.name
+    # a family of one game goes by the family's title ("5000"), a preset by its own name
+    one_game = len(resolved.family.env.games()) == 1
+    title = resolved.family.title if one_game else resolved.name
     return (f"The rules of {title} (from the rule book, {book})\n\n"
             + plain("\n".join(sections[n] for n in chosen)))
 
