@@ -68,7 +68,8 @@ def test_every_command_sits_at_the_top_or_under_a_noun():
     assert set(cli.NOUNS) <= tops
     assert {c.leaf for c in cli.COMMANDS if c.noun == "train"} == {
         "ppo", "stages", "variants", "learned-value", "win-value", "rllib", "tune"}
-    assert {c.leaf for c in cli.COMMANDS if c.noun == "bench"} == {"env", "trainer", "web"}
+    assert {c.leaf for c in cli.COMMANDS if c.noun == "bench"} == {"env", "trainer", "web",
+                                                                   "tables"}
     # every table of results/ has its report (or its train/bench command)
     modules = {c.module for c in cli.COMMANDS}
     for module in ("regret_report", "optimal_report", "yahtzee_report", "win_report",
@@ -283,3 +284,26 @@ def test_no_message_or_docstring_of_the_package_names_scripts():
                  for number, line in enumerate(path.read_text().splitlines(), 1)
                  if "scripts/" in line]
     assert not offenders, offenders
+
+
+def test_bench_tables_times_both_tables_twice_and_writes_nothing(tmp_path, monkeypatch, capsys):
+    """``bench tables``: per game, the DP and the score spread from an empty cache, a first
+    pass and one with the kernels compiled, and their ratio; the user's cache untouched."""
+    import json
+
+    from agents.cli import bench_tables
+
+    monkeypatch.setenv("DICE_ENV_CACHE", str(tmp_path / "user-cache"))
+    rows = bench_tables.main(["--games", "yacht", "--threads", "1"])
+    assert [r["game"] for r in rows] == ["yacht"]
+    for name in ("first", "compiled"):
+        t = rows[0][name]
+        assert t["dp"] > 0 and t["spread"] > 0
+        assert t["ratio"] == pytest.approx(t["spread"] / t["dp"], rel=1e-2)
+    out = capsys.readouterr().out
+    assert json.loads(out.strip().splitlines()[-1])["rows"] == rows
+    assert not (tmp_path / "user-cache").exists()
+    with pytest.raises(SystemExit) as stop:
+        bench_tables.main(["--games", "fivethousand"])
+    assert stop.value.code == 2
+    assert "argument --games: 'fivethousand' is not a scorecard game" in capsys.readouterr().err

@@ -4,7 +4,7 @@ The commands a user meets first stand at the top (``play``, ``web``, ``solve``, 
 ``replay``, ``train``, ``reproduce``, and ``rules``, ``models``, ``examples``); the rest sit
 under three nouns: ``train ppo|stages|variants|learned-value|win-value|rllib|tune``, ``report
 ...`` (every table and figure of ``results/``, and the studies that train many seeds to write
-one) and ``bench env|trainer|web``.  ``dice-env train GAME ...`` is ``dice-env train ppo GAME
+one) and ``bench env|trainer|web|tables``.  ``dice-env train GAME ...`` is ``dice-env train ppo GAME
 ...``.  ``dice-env NOUN --help`` lists a noun's commands.
 
 Each command lives in its own module of this package and exposes ``main(argv=None, *,
@@ -119,6 +119,8 @@ COMMANDS: tuple[Command, ...] = (
     Command("bench trainer", "agents.cli.bench_trainer",
             "the PPO trainers' speed (results/trainer_speed.md)"),
     Command("bench web", "agents.cli.web_load", "a load test of the web app"),
+    Command("bench tables", "agents.cli.bench_tables",
+            "seconds of a game's DP and score-spread tables from nothing"),
 )
 
 #: the nouns, by name
@@ -131,9 +133,9 @@ NOUNS: dict[str, Noun] = {n.name: n for n in (
          "first) and writes its Markdown table. A smaller run than the documented one writes "
          "runs/ instead.",
          "dice-env report regret --games 200 --fivethousand-games 0"),
-    Noun("bench", "benchmarks: env speed, trainer speed, web load",
+    Noun("bench", "benchmarks: env speed, trainer speed, web load, table builds",
          "Measure speed: env steps per second, the PPO trainers' cost per step, the web app "
-         "under load.",
+         "under load, the seconds of a game's solved tables.",
          "dice-env bench env --ids dice_env/Penta-v0 --sizes 64"),
 )}
 
