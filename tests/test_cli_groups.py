@@ -13,15 +13,14 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 import importlib
-import io
 import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from test_cli_input import parse_error
 
 import agents.cli as cli
 from agents.arguments import GAMES_MAX, SEED_MAX, max_threads
@@ -222,17 +221,6 @@ def all_parsers() -> list[tuple[str, argparse.ArgumentParser]]:
     return parsers
 
 
-def parse(parser: argparse.ArgumentParser, argv: list[str]) -> tuple[object, str]:
-    """``(exit status, stderr)`` of ``parser.parse_args(argv)`` (0: it parsed)."""
-    err = io.StringIO()
-    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
-        try:
-            parser.parse_args(argv)
-            return 0, ""
-        except SystemExit as exc:
-            return exc.code, err.getvalue()
-
-
 #: options whose integer is a seed, a count of games or threads: the message names both bounds
 BOUNDED = re.compile(r"seed|games|matches|sets|threads|workers|jobs|cpus|runners")
 
@@ -246,9 +234,9 @@ def test_every_integer_option_refuses_a_huge_value_in_one_line():
             if not action.option_strings or action.nargs == 0 or action.choices:
                 continue
             option, shown = action.option_strings[-1], "/".join(action.option_strings)
-            if f"argument {shown}: " not in parse(parser, [option, "1.5"])[1]:
+            if f"argument {shown}: " not in parse_error(parser, [option, "1.5"])[1]:
                 continue  # a float, a path, a name: 1.5 is no error of this option
-            status, err = parse(parser, [option, HUGE])
+            status, err = parse_error(parser, [option, HUGE])
             if status != 2 or err.count("\n") != 1 or f"argument {shown}: " not in err:
                 problems.append(f"{name} {option} {HUGE}: exit {status}, {err.strip()!r}")
             elif BOUNDED.search(option) and not re.search(r"from \d+ to \d+", err):

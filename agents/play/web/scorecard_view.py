@@ -39,6 +39,7 @@ from agents.play.scorecard_session import (
     kept_positions,
     third_person,
 )
+from agents.play.scorecard_session import has_win_model as session_has_win_model
 from agents.play.seats import IllegalMove, result_line, standings_line
 from agents.play.web.layout import button, turn_words
 from dice_env.scorecard.render import MUST_SCRATCH_WARNING
@@ -57,10 +58,9 @@ ALL_PICKED = "Holding all five is not a reroll: score them in a box"
 def has_win_model(game: str) -> bool:
     """Whether ``game`` has a committed win-value model (its advisor then gives each
     option's chance of winning against bots; looked up once per process, without torch)."""
-    from agents.paths import win_value_model
     from dice_env.scorecard.rules import get_rules
 
-    return win_value_model(get_rules(game).name).is_file()
+    return session_has_win_model(get_rules(game))
 
 
 def tables_needed(game: Any, opponents: Sequence[str], advisor: bool, people: int = 1,

@@ -403,17 +403,17 @@ class Tables:
                                       threads=(os.cpu_count() or 1) if waited_for else None)
         return None
 
-    def start(self, keys: Iterable[str]) -> None:
+    def start(self, keys: Iterable[str], *, waited_for: bool = False) -> None:
         """Start building the tables of ``keys`` that are missing and whose own source table
         is ready, without waiting (a full queue is not an error: they are tried again
-        later)."""
+        later); ``waited_for`` as :meth:`ensure`'s."""
         from agents.play.web.jobs import QueueFull
 
         for key in keys:
             needs = TABLES[key].needs
             if not self.ready(key) and (needs is None or self.ready(needs)):
                 with contextlib.suppress(QueueFull):
-                    self.ensure([key], waited_for=False)
+                    self.ensure([key], waited_for=waited_for)
 
     def warm_up(self, first_game: str | None = None) -> None:
         """With ``warm`` on, at start-up: build the expected-score table of ``first_game``
@@ -422,12 +422,7 @@ class Tables:
         visitor picks a game -- and :meth:`start` every late table."""
         if not self.warm:
             return
-        key = f"{first_game}/dp"
-        if key in TABLES and not self.ready(key):
-            from agents.play.web.jobs import QueueFull
-
-            with contextlib.suppress(QueueFull):
-                self.ensure([key], waited_for=True)
+        self.start([k for k in TABLES if k == f"{first_game}/dp"], waited_for=True)
         self.start(k for k, spec in TABLES.items() if spec.late)
 
     def status(self) -> list[dict[str, Any]]:
