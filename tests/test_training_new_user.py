@@ -226,7 +226,9 @@ def test_second_sigint_before_the_first_checkpoint(tmp_path):
         _, err = proc.communicate(timeout=60)
         if proc.returncode == 130:
             break
-        assert proc.returncode == 0 and "stopped (SIGINT) at 0 of" in err, err
+        # Too early: the run stopped cleanly at 0 steps and exited (0), or the second Ctrl-C
+        # landed during the interpreter's shutdown, after the handlers were restored (-SIGINT).
+        assert proc.returncode in (0, -signal.SIGINT) and "stopped (SIGINT) at 0 of" in err, err
     assert proc.returncode == 130, err
     assert "Traceback" not in err
     if (run_dir / "checkpoint.pkl").exists():  # (a very slow machine)
