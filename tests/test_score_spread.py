@@ -17,7 +17,7 @@ import pytest
 from agents.scorecard.score_spread import ScoreMoments, _compute, reachable_states
 from agents.scorecard.turn_policy import follow_policy, turn_leaves
 from agents.solvers.scorecard_dp import load_or_solve_scorecard
-from agents.solvers.spread_kernels import roll_subkeeps
+from agents.solvers.spread_kernels import hold_order, hold_ordered
 from dice_env import dice as D
 from dice_env.scorecard.rules import Rules, get_rules
 
@@ -105,13 +105,30 @@ def test_the_spread_is_a_variance_and_the_turn_resolves_part_of_it(penta):
     assert np.allclose(penta.std_after_turn(open_, upper, five), 0.0, atol=1e-6)
 
 
-def test_each_roll_lists_its_distinct_rerolls_in_hold_order():
-    keeps, count = roll_subkeeps()
-    for r in (0, 17, 251):
-        order = []
+def test_the_keeps_are_numbered_in_the_order_of_the_lowest_hold_of_every_roll():
+    """Of two keeps a roll can reroll to, the one made by the lower hold has the lower number,
+    for every roll (the tie rule the kernels rely on); parents still come before children."""
+    number = hold_order()
+    for r in range(D.N_ROLLS):
+        first_hold = {}
         for h in range(D.N_HOLDS - 1):
-            k = int(D.HOLD_KEEP[r, h])
-            if k not in order:
-                order.append(k)
-        assert keeps[r, :count[r]].tolist() == order
-    assert count.max() == D.N_HOLDS - 1 and count.min() == 5  # 12345-like rolls, 66666
+            first_hold.setdefault(int(number[D.HOLD_KEEP[r, h]]), h)
+        keeps = sorted(first_hold)
+        assert [first_hold[k] for k in keeps] == sorted(first_hold.values())
+        assert max(keeps) < 210
+    assert sorted(number[:210].tolist()) == list(range(210))
+    assert number[210:].tolist() == list(range(210, D.N_KEEPS))
+    children = D.KEEP_CHILDREN.astype(np.int64)
+    parents = np.full((D.N_KEEPS, 6), -1, dtype=np.int64)
+    n_parents = np.zeros(D.N_KEEPS, dtype=np.int64)
+    for k in range(210):
+        for c in children[k]:
+            parents[c, n_parents[c]] = k
+            n_parents[c] += 1
+    ch, pa, n_pa = hold_ordered(children, parents, n_parents)
+    for k in range(210):
+        assert np.all(ch[k] > k)
+    for k in range(D.N_KEEPS):
+        assert np.all(pa[k, :n_pa[k]] < k)
+    for k in range(210):  # the same lattice, renamed
+        assert ch[number[k]].tolist() == number[children[k]].tolist()

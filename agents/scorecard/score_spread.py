@@ -37,7 +37,6 @@ __all__ = ["FORMAT_VERSION", "ScoreMoments", "load_or_compute_spread", "reachabl
 #: Version of the spread table's format and meaning; part of the cache key.
 FORMAT_VERSION = 2
 
-_SUBKEEPS, _N_SUBKEEPS = SK.roll_subkeeps()
 _FRESH_PROB = np.ascontiguousarray(D.FRESH_ROLL_PROB, dtype=np.float64)
 
 
@@ -129,7 +128,8 @@ def _compute(solution: ScorecardSolution, progress: bool = False
     tables = m.kernel_tables()
     rest_index, n_boxes, five_box, ub_table, five_after = tables[:5]
     reg_pts, reg_bonus, five_slot, jk_legal, jk_pts, jk_bonus, slot_table = tables[5:12]
-    roll_keep, children, parents, n_parents = tables[12:16]
+    roll_keep = tables[12]
+    children, parents, n_parents = SK.hold_ordered(*tables[13:16])
     bar = None
     if progress:
         from agents.progress import progress_bar
@@ -142,9 +142,8 @@ def _compute(solution: ScorecardSolution, progress: bool = False
             SK.spread_layer(g_fs, g_rest, g_full, n_chunks, V, second, after, m.u_lists,
                             m.u_counts, rest_index, n_boxes, five_box, ub_table, five_after,
                             reg_pts, reg_bonus, five_slot, jk_legal, jk_pts, jk_bonus,
-                            slot_table, roll_keep, children, parents, n_parents, _SUBKEEPS,
-                            _N_SUBKEEPS,
-                            _FRESH_PROB, rules.rolls_per_turn)
+                            slot_table, roll_keep, children, parents, n_parents, _FRESH_PROB,
+                            rules.rolls_per_turn)
             if m.merge_fifty_zero:
                 second[FIVE_ZERO] = second[FIVE_FIFTY]
                 after[FIVE_ZERO] = after[FIVE_FIFTY]

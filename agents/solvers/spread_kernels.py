@@ -12,10 +12,15 @@ averaged over the dice:
 
 The decisions are exactly those of :func:`agents.scorecard.turn_policy.follow_policy`: the
 best box, the lowest box on a tie; a reroll only when it is strictly better than scoring now;
-among holds, the lowest hold on a tie.  The work per group is a few times the DP's: the same
-loops over rolls and keeps with three numbers per keep instead of one, and a sub-keep lattice
-that also keeps which keep holds the best value and whether another keep ties it; only for
-a tie does a roll scan its distinct sub-keeps in hold order (:func:`roll_subkeeps`).
+among holds, the lowest hold on a tie.  The lowest hold does not depend on the roll: of two
+keeps, the one with fewer dice of the highest face where their counts differ is made by the
+lower hold of every roll that has both (the sorted dice put higher faces at higher bits).  So
+the kernels number the keeps of fewer than five dice in that order (:func:`hold_ordered`), and
+"the best value, then the lowest number" is one total order: the sub-keep lattice keeps, beside
+the best value, the keep that has it, with no tie to resolve later.  The work per group is then
+about four times the DP's (``dice-env bench tables``): the same loops over rolls and keeps,
+with three numbers per keep instead of one in the mean over the dice, and a keep number beside
+the value in the lattice.
 """
 
 from __future__ import annotations
@@ -26,73 +31,88 @@ import numpy as np
 from agents.solvers.scorecard_kernels import N_KEEPS, N_ROLLS, N_SMALL_KEEPS
 from dice_env import dice as D
 
-__all__ = ["roll_subkeeps", "spread_layer"]
+__all__ = ["hold_ordered", "spread_layer"]
 
 
-def roll_subkeeps() -> tuple[np.ndarray, np.ndarray]:
-    """``(252, 31)`` the distinct keeps each roll can reroll to (holding all five excluded), in
-    the order of the lowest hold that makes each, and ``(252,)`` how many there are."""
-    out = np.full((N_ROLLS, D.N_HOLDS - 1), -1, dtype=np.int64)
-    count = np.zeros(N_ROLLS, dtype=np.int64)
+def hold_order() -> np.ndarray:
+    """``(462,)`` the number of each keep in hold order: the keeps of fewer than five dice
+    sorted by their face counts read from face 6 down (the lowest hold first), the rolls
+    after them unchanged.  Checked against every roll's holds."""
+    counts = D.KEEP_COUNTS[:N_SMALL_KEEPS, ::-1].tolist()
+    order = sorted(range(N_SMALL_KEEPS), key=lambda k: counts[k])
+    number = np.arange(N_KEEPS, dtype=np.int64)
+    number[order] = np.arange(N_SMALL_KEEPS)
     for r in range(N_ROLLS):
-        seen = []
-        for h in range(D.N_HOLDS):
-            k = int(D.HOLD_KEEP[r, h])
-            if h != D.ALL_HELD and k not in seen:
+        seen: list[int] = []  # the roll's distinct keeps, by the lowest hold that makes each
+        for h in range(D.N_HOLDS - 1):  # all five held is no reroll
+            k = int(number[D.HOLD_KEEP[r, h]])
+            if k not in seen:
                 seen.append(k)
-        out[r, :len(seen)] = seen
-        count[r] = len(seen)
-    if out.max() >= N_SMALL_KEEPS:
-        raise RuntimeError("a reroll keeps five dice: the keep tables are not as expected")
-    return out, count
+        if seen != sorted(seen) or seen[-1] >= N_SMALL_KEEPS:
+            raise RuntimeError(f"roll {r}: the keep tables are not in hold order as expected")
+    return number
+
+
+def hold_ordered(children: np.ndarray, parents: np.ndarray, n_parents: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The DP's keep tables (``children``, ``parents``, ``n_parents``) with the keeps renumbered
+    by :func:`hold_order`; the rolls keep their numbers, and every parent still comes before
+    its children (a keep with one more die has a higher number in hold order too)."""
+    number = hold_order()
+
+    def renumber(table: np.ndarray) -> np.ndarray:
+        out = np.empty_like(table)
+        out[number] = np.where(table >= 0, number[np.maximum(table, 0)], -1)
+        return out
+
+    n_out = np.empty_like(n_parents)
+    n_out[number] = n_parents
+    return renumber(children), renumber(parents), n_out
 
 
 @nb.njit(cache=True, nogil=True)
-def _expect3(M, Q1, Q2, children):
-    """The mean over the reroll of every keep of fewer than five dice, for all three arrays
-    (summed in order, then divided: numpy's mean, so that near ties fall as in the reference)."""
-    nu = M.shape[1]
+def _expect(A, children):
+    """``A[k]``, for every keep of fewer than five dice, the mean over the reroll: the sum of
+    its six children in order, then divided (numpy's mean, so that near ties fall as in the
+    reference)."""
+    nu = A.shape[1]
     for k in range(N_SMALL_KEEPS - 1, -1, -1):
         c0, c1, c2 = children[k, 0], children[k, 1], children[k, 2]
         c3, c4, c5 = children[k, 3], children[k, 4], children[k, 5]
         for j in range(nu):
-            M[k, j] = (M[c0, j] + M[c1, j] + M[c2, j] + M[c3, j] + M[c4, j] + M[c5, j]) / 6.0
-            Q1[k, j] = (Q1[c0, j] + Q1[c1, j] + Q1[c2, j] + Q1[c3, j] + Q1[c4, j]
-                        + Q1[c5, j]) / 6.0
-            Q2[k, j] = (Q2[c0, j] + Q2[c1, j] + Q2[c2, j] + Q2[c3, j] + Q2[c4, j]
-                        + Q2[c5, j]) / 6.0
+            A[k, j] = (A[c0, j] + A[c1, j] + A[c2, j] + A[c3, j] + A[c4, j] + A[c5, j]) / 6.0
 
 
 @nb.njit(cache=True, nogil=True)
-def _best_below(M, parents, n_parents, L, AL, TL):
-    """Over the keeps of fewer than five dice, smallest first: ``L[k]`` the best ``M`` of
-    ``k`` and every keep below it (one die less, and so on), ``AL[k]`` the keep that has it,
-    ``TL[k]`` 1 when two different keeps share it (then the caller breaks the tie)."""
+def _best_keeps(M, K, parents, n_parents):
+    """Over the keeps of fewer than five dice, smallest first: ``M[k]`` becomes the best value
+    of ``k`` and every keep below it (one die less, and so on), ``K[k]`` the lowest-numbered
+    keep that has it (the keeps are numbered in hold order)."""
     nu = M.shape[1]
-    for k in range(N_SMALL_KEEPS):
+    for j in range(nu):
+        K[0, j] = 0
+    for k in range(1, N_SMALL_KEEPS):
         for j in range(nu):
-            L[k, j] = M[k, j]
-            AL[k, j] = k
-            TL[k, j] = 0
+            K[k, j] = k
         for i in range(n_parents[k]):
             p = parents[k, i]
             for j in range(nu):
-                v = L[p, j]
-                if v > L[k, j]:
-                    L[k, j] = v
-                    AL[k, j] = AL[p, j]
-                    TL[k, j] = TL[p, j]
-                elif v == L[k, j] and (AL[p, j] != AL[k, j] or TL[p, j]):
-                    TL[k, j] = 1
+                v = M[p, j]
+                a = M[k, j]
+                kp = K[p, j]
+                ka = K[k, j]
+                take = (v > a) | ((v == a) & (kp < ka))
+                M[k, j] = v if take else a
+                K[k, j] = kp if take else ka
 
 
 @nb.njit(cache=True, nogil=True)
 def _group_spread(fs, rest, full, us, V, S, rest_index, n_boxes, five_box, ub_table,
                   five_after, reg_pts, reg_bonus, five_slot, jk_legal, jk_pts, jk_bonus,
-                  slot_table, roll_keep, children, parents, n_parents, subkeeps, n_subkeeps,
-                  fresh_prob, n_rolls, FM, FS, FU, M, Q1, Q2, SM, SQ1, SQ2, L, AL, TL, best, arg,
-                  tie, out_s, out_a):
-    """``out_s[j]``, ``out_a[j]``: second moment and variance after the turn, every ``us[j]``."""
+                  slot_table, roll_keep, children, parents, n_parents, fresh_prob, n_rolls,
+                  FM, FS, FU, M, Q1, Q2, SM, SQ1, SQ2, K, best, bg, brow, out_s, out_a):
+    """``out_s[j]``, ``out_a[j]``: second moment and variance after the turn, every ``us[j]``
+    (the keep tables numbered in hold order, :func:`hold_ordered`)."""
     nu = out_s.shape[0]
     t_cap = V.shape[2] - 1
     # the card after scoring box b with slot s: its value, its second moment, the upper
@@ -134,6 +154,8 @@ def _group_spread(fs, rest, full, us, V, S, rest_index, n_boxes, five_box, ub_ta
             bonus = reg_bonus[fs, r]
         for j in range(nu):
             best[j] = -np.inf
+            bg[j] = 0.0
+            brow[j] = 0
         for b in range(n_boxes):
             if not (legal >> b) & 1:
                 continue
@@ -142,55 +164,51 @@ def _group_spread(fs, rest, full, us, V, S, rest_index, n_boxes, five_box, ub_ta
             pf = float(p) + bonus
             for j in range(nu):
                 g = pf + FU[row, j]
-                m2 = FM[row, j]
-                s2 = FS[row, j]
-                v = g + m2
-                if v > best[j]:
-                    best[j] = v
-                    SQ1[r, j] = g * g + 2.0 * g * m2 + s2
-                    SQ2[r, j] = s2 - m2 * m2
+                v = g + FM[row, j]
+                take = v > best[j]
+                best[j] = v if take else best[j]
+                bg[j] = g if take else bg[j]
+                brow[j] = row if take else brow[j]
         kr = roll_keep[r]
         for j in range(nu):
+            g = bg[j]
+            m2 = FM[brow[j], j]
+            s2 = FS[brow[j], j]
             SM[r, j] = best[j]
-        for j in range(nu):
+            SQ1[r, j] = g * g + 2.0 * g * m2 + s2
+            SQ2[r, j] = s2 - m2 * m2
             M[kr, j] = SM[r, j]
             Q1[kr, j] = SQ1[r, j]
             Q2[kr, j] = SQ2[r, j]
     # the rerolls: a keep is the mean of its rolls; a roll rerolls to its best keep when that
     # beats scoring now (the lowest hold on a tie)
     for _level in range(1, n_rolls):
-        _expect3(M, Q1, Q2, children)
-        _best_below(M, parents, n_parents, L, AL, TL)
+        _expect(M, children)  # one array per loop: three in one loop do not vectorise
+        _expect(Q1, children)
+        _expect(Q2, children)
+        _best_keeps(M, K, parents, n_parents)
         for r in range(N_ROLLS):
             kr = roll_keep[r]
-            # the best reroll: the best of the parents' down-sets (one die less than the roll)
             for j in range(nu):
-                best[j] = -np.inf
-                arg[j] = -1
-                tie[j] = 0
+                best[j] = SM[r, j]
+                brow[j] = -1
             for i in range(n_parents[kr]):
                 p = parents[kr, i]
                 for j in range(nu):
-                    v = L[p, j]
-                    if v > best[j]:
-                        best[j] = v
-                        arg[j] = AL[p, j]
-                        tie[j] = TL[p, j]
-                    elif v == best[j] and (AL[p, j] != arg[j] or TL[p, j]):
-                        tie[j] = 1
+                    v = M[p, j]
+                    a = best[j]
+                    kp = K[p, j]
+                    ka = brow[j]
+                    take = (v > a) | ((v == a) & (kp < ka))  # never ties with scoring (-1)
+                    best[j] = v if take else a
+                    brow[j] = kp if take else ka
             for j in range(nu):
-                if best[j] > SM[r, j]:
-                    k = arg[j]
-                    if tie[j]:  # several keeps share the best value: the lowest hold's
-                        for i in range(n_subkeeps[r]):
-                            k = subkeeps[r, i]
-                            if M[k, j] == best[j]:
-                                break
-                    M[kr, j] = best[j]
+                k = brow[j]
+                M[kr, j] = best[j]
+                if k >= 0:
                     Q1[kr, j] = Q1[k, j]
                     Q2[kr, j] = Q2[k, j]
                 else:
-                    M[kr, j] = SM[r, j]
                     Q1[kr, j] = SQ1[r, j]
                     Q2[kr, j] = SQ2[r, j]
     for j in range(nu):
@@ -208,10 +226,11 @@ def _group_spread(fs, rest, full, us, V, S, rest_index, n_boxes, five_box, ub_ta
 def spread_layer(g_fs, g_rest, g_full, n_chunks, V, S, A, u_lists, u_counts, rest_index,
                  n_boxes, five_box, ub_table, five_after, reg_pts, reg_bonus, five_slot,
                  jk_legal, jk_pts, jk_bonus, slot_table, roll_keep, children, parents,
-                 n_parents, subkeeps, n_subkeeps, fresh_prob, n_rolls):
+                 n_parents, fresh_prob, n_rolls):
     """Fill ``S[fs, rest, u]`` (second moment) and ``A[fs, rest, u]`` (variance expected after
-    the turn) for every group of one layer, from ``V`` and the later layers of ``S``; the
-    groups are dealt round-robin into ``n_chunks`` chunks run in parallel (as
+    the turn) for every group of one layer, from ``V`` and the later layers of ``S``; the keep
+    tables numbered in hold order (:func:`hold_ordered`).  The groups are dealt round-robin
+    into ``n_chunks`` chunks run in parallel (as
     :func:`agents.solvers.scorecard_kernels.solve_layer`)."""
     n_groups = g_fs.shape[0]
     max_nu = u_lists.shape[1]
@@ -220,12 +239,10 @@ def spread_layer(g_fs, g_rest, g_full, n_chunks, V, S, A, u_lists, u_counts, res
         f_buf = np.zeros((3, n_rows * max_nu))
         k_buf = np.empty((3, N_KEEPS * max_nu))
         r_buf = np.empty((3, N_ROLLS * max_nu))
-        l_buf = np.empty(N_SMALL_KEEPS * max_nu)
-        al_buf = np.empty(N_SMALL_KEEPS * max_nu, dtype=np.int64)
-        tl_buf = np.empty(N_SMALL_KEEPS * max_nu, dtype=np.uint8)
+        arg_buf = np.empty(N_SMALL_KEEPS * max_nu, dtype=np.int64)
         best = np.empty(max_nu)
-        arg = np.empty(max_nu, dtype=np.int64)
-        tie = np.empty(max_nu, dtype=np.uint8)
+        bg = np.empty(max_nu)
+        brow = np.empty(max_nu, dtype=np.int64)
         out_s = np.empty(max_nu)
         out_a = np.empty(max_nu)
         for g in range(c, n_groups, n_chunks):
@@ -237,7 +254,7 @@ def spread_layer(g_fs, g_rest, g_full, n_chunks, V, S, A, u_lists, u_counts, res
             _group_spread(fs, g_rest[g], full, us, V, S, rest_index, n_boxes, five_box,
                           ub_table, five_after, reg_pts, reg_bonus, five_slot, jk_legal,
                           jk_pts, jk_bonus, slot_table, roll_keep, children, parents,
-                          n_parents, subkeeps, n_subkeeps, fresh_prob, n_rolls,
+                          n_parents, fresh_prob, n_rolls,
                           f_buf[0, :fr].reshape((n_rows, nu)),
                           f_buf[1, :fr].reshape((n_rows, nu)),
                           f_buf[2, :fr].reshape((n_rows, nu)),
@@ -247,10 +264,8 @@ def spread_layer(g_fs, g_rest, g_full, n_chunks, V, S, A, u_lists, u_counts, res
                           r_buf[0, :rr].reshape((N_ROLLS, nu)),
                           r_buf[1, :rr].reshape((N_ROLLS, nu)),
                           r_buf[2, :rr].reshape((N_ROLLS, nu)),
-                          l_buf[:sk].reshape((N_SMALL_KEEPS, nu)),
-                          al_buf[:sk].reshape((N_SMALL_KEEPS, nu)),
-                          tl_buf[:sk].reshape((N_SMALL_KEEPS, nu)),
-                          best[:nu], arg[:nu], tie[:nu], out_s[:nu], out_a[:nu])
+                          arg_buf[:sk].reshape((N_SMALL_KEEPS, nu)),
+                          best[:nu], bg[:nu], brow[:nu], out_s[:nu], out_a[:nu])
             for j in range(nu):
                 S[fs, g_rest[g], us[j]] = out_s[j]
                 A[fs, g_rest[g], us[j]] = out_a[j]
