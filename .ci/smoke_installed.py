@@ -38,7 +38,8 @@ T0 = time.perf_counter()
 #: the suite's cache of solved tables): what they need, and why they are not played here
 SLOW_FIRST_USE = {
     ("win-value", "dice-poker"): "its first use computes the score-spread table of Dice Poker "
-                                 "(over 20 minutes on 2 busy cores; Penta's is played above)",
+                                 "(about 12 s on 2 idle cores with the kernels compiled, `dice-env "
+                                 "bench tables`; Penta's is played above)",
 }
 #: players whose committed model exists for one game only, played on that game below
 ONE_GAME_MODELS = {"ppo-pure": "yahtzee-official"}
