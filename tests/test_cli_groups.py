@@ -282,8 +282,8 @@ def test_bench_tables_times_both_tables_twice_and_writes_nothing(tmp_path, monke
     from agents.cli import bench_tables
 
     monkeypatch.setenv("DICE_ENV_CACHE", str(tmp_path / "user-cache"))
-    rows = bench_tables.main(["--games", "yacht", "--threads", "1"])
-    assert [r["game"] for r in rows] == ["yacht"]
+    rows = bench_tables.main(["--games", "yacht", "--threads", "1", "--repeats", "2"])
+    assert [r["game"] for r in rows] == ["yacht"] and rows[0]["repeats"] == 2
     for name in ("first", "compiled"):
         t = rows[0][name]
         assert t["dp"] > 0 and t["spread"] > 0

@@ -17,7 +17,7 @@ import pytest
 from agents.scorecard.score_spread import ScoreMoments, _compute, reachable_states
 from agents.scorecard.turn_policy import follow_policy, turn_leaves
 from agents.solvers.scorecard_dp import load_or_solve_scorecard
-from agents.solvers.spread_kernels import hold_order, hold_ordered
+from agents.solvers.spread_kernels import hold_order, hold_ordered, lost_totals_merge
 from dice_env import dice as D
 from dice_env.scorecard.rules import Rules, get_rules
 
@@ -89,6 +89,23 @@ def test_penta_with_its_joker_and_bonuses_matches_layer_by_layer(penta):
     ties = open_[:, 4] & open_[:, 9] & (five == 1)
     assert ties.sum() >= 10
     _check(penta, open_[ties], upper[ties], five[ties])
+
+
+def test_the_totals_that_cannot_reach_the_bonus_share_one_lane_bit_for_bit(tiny):
+    """The kernel computes the upper totals that can no longer reach the bonus once per group;
+    the tables are those of every total computed on its own, to the last bit."""
+    solution = tiny.solution
+    ub_table = solution.model.ub_table
+    assert lost_totals_merge(ub_table)
+    paid_early = ub_table.copy()
+    paid_early[0, 1] = 1.0  # a bonus earned short of the threshold: no merging
+    assert not lost_totals_merge(paid_early)
+    open_, upper, _ = reachable_states(solution, 3)
+    lost = upper + (open_[:, :6] * 5 * np.arange(1, 7)).sum(axis=1) < ub_table.shape[0] - 1
+    assert lost.sum() > 100  # the merge is exercised
+    second, after = _compute(solution, merge_lost=False)
+    np.testing.assert_array_equal(second, tiny.second)
+    np.testing.assert_array_equal(after, tiny.after)
 
 
 def test_the_spread_is_a_variance_and_the_turn_resolves_part_of_it(penta):

@@ -113,11 +113,12 @@ def reachable_states(solution: ScorecardSolution, filled: int
     return open_[valid], np.concatenate(out_u)[valid], five[valid]
 
 
-def _compute(solution: ScorecardSolution, progress: bool = False
+def _compute(solution: ScorecardSolution, progress: bool = False, merge_lost: bool = True
              ) -> tuple[np.ndarray, np.ndarray]:
     """The second moment and the variance expected after the next turn of every reachable
     turn-start state, one layer of the card at a time (the last box first), by the numba
-    kernel :func:`agents.solvers.spread_kernels.spread_layer` on the DP's own groups."""
+    kernel :func:`agents.solvers.spread_kernels.spread_layer` on the DP's own groups (the upper
+    totals that can no longer reach the bonus computed once, unless ``merge_lost`` is off)."""
     m = solution.model
     rules = solution.rules
     V = solution.values
@@ -130,6 +131,7 @@ def _compute(solution: ScorecardSolution, progress: bool = False
     reg_pts, reg_bonus, five_slot, jk_legal, jk_pts, jk_bonus, slot_table = tables[5:12]
     roll_keep = tables[12]
     children, parents, n_parents = SK.hold_ordered(*tables[13:16])
+    merge_lost = merge_lost and SK.lost_totals_merge(ub_table)
     bar = None
     if progress:
         from agents.progress import progress_bar
@@ -143,7 +145,7 @@ def _compute(solution: ScorecardSolution, progress: bool = False
                             m.u_counts, rest_index, n_boxes, five_box, ub_table, five_after,
                             reg_pts, reg_bonus, five_slot, jk_legal, jk_pts, jk_bonus,
                             slot_table, roll_keep, children, parents, n_parents, _FRESH_PROB,
-                            rules.rolls_per_turn)
+                            rules.rolls_per_turn, merge_lost)
             if m.merge_fifty_zero:
                 second[FIVE_ZERO] = second[FIVE_FIFTY]
                 after[FIVE_ZERO] = after[FIVE_FIFTY]
