@@ -20,8 +20,9 @@ LABELS = {
     "optimal": "optimum: exact DP (`agents.make(\"optimal\", \"yahtzee-official\")`)",
     "ppo": "structured PPO: the committed median seed (`agents/models/yahtzee-official.zip`)",
     "ppo-pure": "pure model-free PPO: only what a player sees at the table, no hand-made or "
-                "probability features, no shaping; one training seed, 50M steps "
-                "(30M at a constant learning rate, then 20M annealed) "
+                "probability features, no shaping; one training seed, 150M steps "
+                "(30M at a constant learning rate, 20M annealed to zero, then 100M more "
+                "annealed again from the full rate) "
                 "(`agents.make(\"ppo-pure\", \"yahtzee-official\")`, "
                 "`agents/models/yahtzee-official-pure.zip`)",
     "learned-value": "learned value: a turn-start value network played by exact turn "
