@@ -38,7 +38,7 @@ T0 = time.perf_counter()
 #: the suite's cache of solved tables): what they need, and why they are not played here
 SLOW_FIRST_USE = {
     ("win-value", "dice-poker"): "its first use computes the score-spread table of Dice Poker "
-                                 "(about 12 s on 2 idle cores with the kernels compiled, `dice-env "
+                                 "(about 4 s on 2 idle cores with the kernels compiled, `dice-env "
                                  "bench tables`; Penta's is played above)",
 }
 #: players whose committed model exists for one game only, played on that game below
