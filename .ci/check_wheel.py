@@ -19,6 +19,7 @@ REQUIRED = [
     "agents/__init__.py", "agents/cli/__init__.py", "agents/paths.py", "dice_env/__init__.py",
     "dice_env/paths.py", "agents/models/penta.zip", "agents/models/dice-poker.zip",
     "agents/models/fivethousand.zip", "agents/models/yahtzee-official.zip",
+    "agents/models/yahtzee-official-pure.zip", "agents/models/penta-pure.zip",
     "agents/models/learned-value-penta.pt",
     "agents/models/learned-value-dice-poker.pt", "agents/models/learned-value-fivethousand.pt",
     "agents/models/learned-value-fivethousand-3p.pt",

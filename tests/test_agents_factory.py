@@ -124,14 +124,18 @@ def test_random_agent_is_seedable_uniform_and_generic():
         a.act_batch(None, np.zeros((2, 5)))
 
 
-def test_the_committed_pure_agent_plays_yahtzee_and_penta_says_how_to_train_its_own():
-    """``ppo-pure`` plays its committed Yahtzee model through whole games, every move legal
-    (the regret evaluation asks it every decision); Penta, with no committed pure model, gets
-    a FileNotFoundError that names the command that trains one."""
+@pytest.mark.parametrize("game", ["yahtzee-official", "penta"])
+def test_the_committed_pure_agents_play_whole_games(game):
+    """``ppo-pure`` plays its committed models (Yahtzee's and its Penta twin) through whole
+    games, every move legal (the regret evaluation asks it every decision)."""
     from agents.evaluation import optimality_gap
 
-    gap = optimality_gap(agents.make("ppo-pure", "yahtzee-official"), "yahtzee-official",
-                         games=4, seed=1, paired=False)
+    gap = optimality_gap(agents.make("ppo-pure", game), game, games=4, seed=1, paired=False)
     assert 0.0 <= gap.gap < 60.0 and int(np.sum(gap.decisions)) > 4 * 13
-    with pytest.raises(FileNotFoundError, match="penta-pure"):
-        agents.make("ppo-pure", "penta")
+
+
+def test_a_game_with_no_pure_model_says_what_is_missing():
+    """Dice Poker has no committed pure model nor a config: a FileNotFoundError that names the
+    model it looked for and the configs there are."""
+    with pytest.raises(FileNotFoundError, match="dice-poker-pure.*penta-pure"):
+        agents.make("ppo-pure", "dice-poker")

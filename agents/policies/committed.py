@@ -95,6 +95,6 @@ class PurePPOAgent(PPOAgent):
     from the dice's probabilities, no hand-made feature of the dice or the bonus, no lookahead
     (:class:`~agents.policies.structured.features.PureActionFeatures`).  Its model is
     ``agents/models/<game>-pure.zip``, trained by ``dice-env train <game>-pure``; the package
-    commits ``yahtzee-official``'s (Penta has a config to train its own)."""
+    commits ``yahtzee-official``'s and Penta's."""
 
     suffix = "-pure"
