@@ -209,6 +209,16 @@ def _until(condition, timeout: float = 5.0) -> bool:
     return condition()
 
 
+def _state(pid: int) -> str:
+    """The process's state letter from ``/proc`` (``T``: stopped), or ``?`` without one."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return "?"
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/stat"), reason="needs /proc (Linux)")
 def test_ctrl_z_and_sigterm_during_a_timed_prompt_restore_the_terminal(game) -> None:
     g = game("penta", "--seed", "5", "--auto-seconds", "1")
     _to_last_roll(g)
@@ -216,12 +226,16 @@ def test_ctrl_z_and_sigterm_during_a_timed_prompt_restore_the_terminal(game) -> 
     g.output_for(0.3)
     assert not _canonical(g.slave)
     g.proc.send_signal(signal.SIGTSTP)  # Ctrl-Z: the shell gets its terminal back as it was
-    assert _until(lambda: _canonical(g.slave))
+    # as a shell does, continue it only once it has stopped (not when the terminal is
+    # restored, a moment before it stops: a SIGCONT then would come before the stop)
+    assert _until(lambda: _state(g.proc.pid) == "T", 30)
+    assert _canonical(g.slave)
     g.proc.send_signal(signal.SIGCONT)  # fg: keystroke mode again, the line redrawn
     g.expect(TIMED_PROMPT + "s 1")
     assert _until(lambda: not _canonical(g.slave))
     g.proc.send_signal(signal.SIGTERM)
-    assert g.wait(30) == -signal.SIGTERM  # a loaded 2-core CI machine can take seconds
+    status = g.wait(30)  # a loaded 2-core CI machine can take seconds
+    assert status == -signal.SIGTERM, f"state {_state(g.proc.pid)}, status {status}"
     assert _canonical(g.slave)
 
 

@@ -62,6 +62,13 @@ class _KeystrokeMode:
         self.mode[6][termios.VTIME] = 0
         self.resumed = False
         self._previous: dict[int, Any] = {}
+        #: read end of the signals' wakeup pipe (None outside the main thread): a wait on the
+        #: terminal also waits on it, so that a signal arriving just before the wait begins
+        #: still ends the wait and its handler runs (a SIGTERM right after a Ctrl-Z and fg
+        #: was otherwise lost in the blocked select until a key was typed)
+        self.wakeup: int | None = None
+        self._wakeup_write: int | None = None
+        self._old_wakeup = -1
 
     def __enter__(self) -> _KeystrokeMode:
         for sig in _RESTORE_ON:
@@ -70,6 +77,16 @@ class _KeystrokeMode:
                     self._previous[sig] = signal.signal(sig, self._on_signal)
             except ValueError:  # not the main thread: no handlers
                 break
+        if self._previous:
+            read, write = os.pipe()
+            os.set_blocking(read, False)
+            os.set_blocking(write, False)
+            try:
+                self._old_wakeup = signal.set_wakeup_fd(write, warn_on_full_buffer=False)
+                self.wakeup, self._wakeup_write = read, write
+            except ValueError:
+                os.close(read)
+                os.close(write)
         termios.tcsetattr(self.fd, termios.TCSANOW, self.mode)
         return self
 
@@ -84,6 +101,11 @@ class _KeystrokeMode:
         for sig, handler in self._previous.items():
             signal.signal(sig, handler)
         self._previous.clear()
+        if self.wakeup is not None:
+            signal.set_wakeup_fd(self._old_wakeup)
+            os.close(self.wakeup)
+            os.close(self._wakeup_write)
+            self.wakeup = self._wakeup_write = None
 
     def _on_signal(self, signum: int, frame: object) -> None:
         self._set(self.saved)
@@ -234,14 +256,26 @@ class LineReader:
             return self._edit_line(timeout, prompt)
         return self._read_buffered(timeout)
 
-    def _wait(self, seconds: float | None) -> bool:
-        """Whether input is ready within ``seconds`` (``None``: wait as long as it takes)."""
-        try:
-            ready, _, _ = select.select([self.fd], [], [],
-                                        None if seconds is None else max(seconds, 0.0))
-        except (OSError, ValueError):  # no select on this kind of file: let the read block
-            return True
-        return bool(ready)
+    def _wait(self, seconds: float | None, wakeup: int | None = None) -> bool:
+        """Whether input is ready within ``seconds`` (``None``: wait as long as it takes).
+        A byte on ``wakeup`` (a signal's, see :class:`_KeystrokeMode`) is read and the wait
+        goes on, its signal handled in between."""
+        deadline = None if seconds is None else time.monotonic() + max(seconds, 0.0)
+        fds = [self.fd] if wakeup is None else [self.fd, wakeup]
+        while True:
+            left = None if deadline is None else max(deadline - time.monotonic(), 0.0)
+            try:
+                ready, _, _ = select.select(fds, [], [], left)
+            except (OSError, ValueError):  # no select on this kind of file: let the read block
+                return True
+            if self.fd in ready:
+                return True
+            if not ready:
+                return False
+            try:
+                os.read(wakeup, 512)
+            except BlockingIOError:
+                pass
 
     def _read_buffered(self, timeout: float | None) -> str | None:
         """Read lines as the kernel delivers them (pipes, files, untimed terminal reads)."""
@@ -297,7 +331,8 @@ class LineReader:
                         if editor.chars:
                             return editor.text
                         raise EOFError
-                    if not self._wait(None if editor.chars else deadline - time.monotonic()):
+                    if not self._wait(None if editor.chars else deadline - time.monotonic(),
+                                      mode.wakeup):
                         if mode.resumed:
                             continue
                         return None
