@@ -89,7 +89,7 @@ def test_variants_train_through_every_stage_and_are_measured_once(tmp_path, monk
     monkeypatch.chdir(tmp_path)
     capsys.readouterr()
     again = recipe_variants.main([*common, "--no-train"])
-    assert again == rows and "not finished (run this again without --no-train): never" in \
+    assert again == rows and "not finished (run again without --no-train to go on): never" in \
         capsys.readouterr().err
     assert (tmp_path / "runs" / "recipe-variants" / "recipe_variants.md").exists()
     assert not (tmp_path / "results").exists()
@@ -179,3 +179,26 @@ def test_the_frontier_marks_the_runs_no_faster_run_beats():
                       ("slow-good", True)]
     text = recipe_variants_markdown("penta", rows, [], "cmd", 2000, [{"timesteps": 30}])
     assert "| fast-good | 23 min | 10 | " in text and text.count("★ |") == 2
+
+
+def test_a_full_run_trains_only_the_variants_without_a_row(tmp_path, monkeypatch, capsys):
+    """Adding a variant to variants.json and running the documented command trains that one
+    alone: the others keep the rows the table measured, their run folders gone."""
+    import shutil
+    from pathlib import Path
+
+    from agents.cli import recipe_variants
+    from agents.training.studies import recipe_variants as study
+
+    results = Path(__file__).resolve().parent.parent / "results"
+    shutil.copy(results / "recipe_variants.json", tmp_path / "recipe_variants.json")
+    committed = json.loads((tmp_path / "recipe_variants.json").read_text())["penta"]
+    trained = []
+    monkeypatch.setattr(study, "run_stages",
+                        lambda game, stages, root, **kw: trained.append(Path(root).name))
+    names = [committed[0]["variant"], "value-norm"]
+    rows = recipe_variants.main(["penta", "--variants", *names, "--run-root",
+                                 str(tmp_path / "gone"), "--out", str(tmp_path)])
+    assert trained == ["value-norm"]
+    assert rows == committed[:1]  # value-norm is unfinished: nothing was really trained
+    assert "run the same command again to go on): value-norm" in capsys.readouterr().err

@@ -12,7 +12,8 @@ train-stages GAME --variant <variant> --run-root RUN_ROOT/<variant>``; 20 minute
 model is measured like a seed of the recipe (``dice-env report recipe-seeds``): the exact gap on
 the selection games (evaluation seed 0) and on the report games (seed 1,000,003), kept next to
 the model.  A variant whose run folder is gone keeps the row the table's earlier run measured
-(the ``.json`` in the output folder).  The table puts each variant below the recipe's own seeds
+(the ``.json`` in the output folder), and is not trained again: the full run trains the
+variants the table has no row of.  The table puts each variant below the recipe's own seeds
 (``RECIPE``, default ``results/ppo_recipe_seeds.json``) with its training wall-clock and CPU
 seconds.
 
@@ -117,8 +118,8 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> list[
                                     max_minutes=args.max_minutes, threads=args.threads,
                                     earlier=earlier)
     if unfinished:
-        print(f"not finished (run this again without --no-train): {', '.join(unfinished)}",
-              file=sys.stderr)
+        again = "again without --no-train" if args.no_train else "the same command again"
+        print(f"not finished (run {again} to go on): {', '.join(unfinished)}", file=sys.stderr)
         if args.out is None:  # an unfinished table never replaces the committed one
             out = adhoc
     if not rows:

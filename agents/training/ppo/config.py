@@ -24,6 +24,10 @@ CONFIG_DIR = package_data("training", "ppo", "configs")
 POLICIES = ("mlp", "structured")
 #: the trainers a config may name (``"trainer"``; default ``"sb3"``)
 TRAINERS = ("sb3", "lean")
+#: the lean trainer's PPO settings that SB3's PPO does not have
+#: (:mod:`agents.training.ppo.lean`'s doc), off by default; a config of the SB3 trainer may not
+#: set them
+LEAN_PPO_DEFAULTS = {"normalize_value": False, "aux_value_coef": 0.0}
 #: the learning-rate schedules (``ppo.learning_rate_schedule``; default ``"constant"``)
 SCHEDULES = ("constant", "linear")
 #: the scorecard env options that are not rule knobs
@@ -179,6 +183,8 @@ SCHEMA: dict[str, Entry] = {
     "ppo.vf_coef": _NON_NEGATIVE,
     "ppo.clip_range": _POSITIVE,
     "ppo.max_grad_norm": _POSITIVE,
+    "ppo.normalize_value": Entry("true or false", lambda v: isinstance(v, bool)),
+    "ppo.aux_value_coef": _NON_NEGATIVE,
     "lean": _SECTION,
     "lean.reuse_features": Entry("true or false", lambda v: isinstance(v, bool)),
     "lean.matmul_dtype": _one_of(("float32", "bfloat16")),
@@ -235,6 +241,11 @@ def check_config(config: dict) -> None:
             raise ValueError(f"env_id {config['env_id']} is not a game of family {family!r} "
                              f"(set \"family\" to \"{actual.name}\")")
         check_players(config, actual)
+    if config.get("trainer", "sb3") != "lean":
+        for name, off in LEAN_PPO_DEFAULTS.items():
+            if config["ppo"].get(name, off) != off:
+                raise ValueError(f"ppo.{name} needs the lean trainer (set \"trainer\": "
+                                 "\"lean\"); SB3's PPO has no such setting")
     policy_name(config)
     check_policy_kwargs(config)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agents.training.ppo.config import policy_name, structured_policy_kwargs
+from agents.training.ppo.config import LEAN_PPO_DEFAULTS, policy_name, structured_policy_kwargs
 
 __all__ = ["build_sb3_model", "check_env_kwargs", "make_batched_env", "make_training_env",
            "sb3_policy", "shaped", "shaping_potential"]
@@ -146,7 +146,7 @@ def build_sb3_model(config: dict, seed: int, device: str = "cpu", num_envs: int 
         config = {**config, "num_envs": num_envs}
     policy, policy_kwargs = sb3_policy(config)
     env = make_training_env(config, seed)
-    ppo = dict(config["ppo"])
+    ppo = {k: v for k, v in config["ppo"].items() if k not in LEAN_PPO_DEFAULTS}
     if ppo.pop("learning_rate_schedule", "constant") == "linear":  # decays to 0 at the end
         ppo["learning_rate"] = LinearSchedule(ppo["learning_rate"], 0.0, 1.0)
     return MaskablePPO(policy, env, seed=seed, device=device, verbose=0,

@@ -20,6 +20,14 @@ of it, between an update and the next rollout, so a resumed run continues with t
 as one that never stopped.  ``dice-env train`` uses it when the config says
 ``"trainer": "lean"``.
 
+Two settings go beyond SB3's PPO, both off by default: ``ppo.normalize_value`` learns the
+value in standardised units (:mod:`.value_norm`: running statistics of the returns, PopArt's
+output-preserving rescale, folded back into the value head when exported), and
+``ppo.aux_value_coef`` trains an auxiliary value head on the policy's own state embedding
+beside the policy loss (the auxiliary value head of Phasic Policy Gradient, Cobbe et al. 2021,
+trained jointly rather than in a separate phase).  The auxiliary head is the trainer's, not the
+network's: it shapes the policy's embedding and is not exported.
+
 Masked actions get the logit ``-1e8`` (probability 0, and ``0 * log p`` stays finite in the
 entropy).  Episodes end by termination only (the scorecard games and 5000 always finish under a
 mask; a truncation is treated as an end, without bootstrapping).
@@ -36,15 +44,17 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents.training.ppo.config import policy_name, structured_policy_kwargs
+from agents.training.ppo.config import LEAN_PPO_DEFAULTS, policy_name, structured_policy_kwargs
+from agents.training.ppo.value_norm import ValueNormalizer
 
 MASKED_LOGIT = -1e8
 
-#: the PPO settings the lean trainer understands, with SB3's names and defaults; others are
-#: refused
+#: the PPO settings the lean trainer understands, with SB3's names and defaults (and its own,
+#: :data:`LEAN_PPO_DEFAULTS`); others are refused
 PPO_DEFAULTS = {"learning_rate": 3e-4, "learning_rate_schedule": "constant", "n_steps": 2048,
                 "batch_size": 64, "n_epochs": 10, "gamma": 0.99, "gae_lambda": 0.95,
-                "ent_coef": 0.0, "clip_range": 0.2, "vf_coef": 0.5, "max_grad_norm": 0.5}
+                "ent_coef": 0.0, "clip_range": 0.2, "vf_coef": 0.5, "max_grad_norm": 0.5,
+                **LEAN_PPO_DEFAULTS}
 
 
 def _mlp(sizes: list[int]) -> nn.Sequential:
@@ -134,6 +144,19 @@ def build_network(config: dict, n_obs: int, n_actions: int) -> nn.Module:
     return ActorCritic(n_obs, n_actions, pi, vf)
 
 
+def policy_embedding(net: nn.Module) -> tuple[nn.Module, int]:
+    """The module that embeds an observation for the policy alone (the structured networks'
+    state trunk, the MLP's policy layers) and its output width: where an auxiliary value head
+    reads the state."""
+    extractor = net.mlp_extractor
+    body = extractor.trunk if hasattr(extractor, "trunk") else extractor.policy_net
+    linears = [m for m in body.modules() if isinstance(m, nn.Linear)]
+    if not linears:
+        raise ValueError("ppo.aux_value_coef: the policy has no hidden layer to read the state "
+                         "from (state_hidden or net_arch pi is empty)")
+    return body, linears[-1].out_features
+
+
 class LeanTrainer:
     """One masked PPO run on a batched env (see the module doc).
 
@@ -178,8 +201,20 @@ class LeanTrainer:
         self.reward_scale = float(config.get("reward_scale", 1.0))
         self.net = build_network(config, int(np.prod(venv.single_observation_space.shape)),
                                  int(venv.single_action_space.n))
-        self.optimizer = torch.optim.Adam(self.net.parameters(), lr=self.ppo["learning_rate"],
-                                          eps=1e-5)
+        #: the value targets' running statistics (``ppo.normalize_value``), else None
+        self.value_norm = ValueNormalizer() if self.ppo["normalize_value"] else None
+        #: the auxiliary value head on the policy's embedding (``ppo.aux_value_coef`` > 0)
+        self.aux_coef = float(self.ppo["aux_value_coef"])
+        self.aux_head: nn.Linear | None = None
+        self._embed: nn.Module | None = None
+        if self.aux_coef > 0:
+            self._embed, width = policy_embedding(self.net)
+            self.aux_head = nn.Linear(width, 1)
+            nn.init.orthogonal_(self.aux_head.weight, gain=1.0)
+            self.aux_head.bias.data.fill_(0.0)
+        self._params = list(self.net.parameters()) + (
+            list(self.aux_head.parameters()) if self.aux_head is not None else [])
+        self.optimizer = torch.optim.Adam(self._params, lr=self.ppo["learning_rate"], eps=1e-5)
         speed = speed_settings(config)
         #: the network's per-action features computed once per rollout and reused by every
         #: minibatch of the update (the same numbers: a structured network's prepare())
@@ -205,6 +240,17 @@ class LeanTrainer:
         if prepared is None:
             return self.net(obs, mask)
         return self.net(obs, mask, prepared)
+
+    def _values(self, values: torch.Tensor) -> torch.Tensor:
+        """The network's values in return units."""
+        return values if self.value_norm is None else self.value_norm.denormalize(values)
+
+    def policy_state_dict(self) -> dict:
+        """The network's ``state_dict`` as exported: with ``ppo.normalize_value``, the value
+        head in return units (the statistics folded in); the auxiliary head is not part of
+        it."""
+        state = self.net.state_dict()
+        return state if self.value_norm is None else self.value_norm.folded(state)
 
     def _potential(self, obs: np.ndarray) -> np.ndarray:
         if self.potential is None:
@@ -244,7 +290,7 @@ class LeanTrainer:
             action = torch.multinomial(logp.exp(), 1).squeeze(1)
             act_buf[t] = action.numpy()
             logp_buf[t] = logp.gather(1, action[:, None]).squeeze(1).numpy()
-            val_buf[t] = value.numpy()
+            val_buf[t] = self._values(value).numpy()
             obs, reward, terminated, truncated, _ = self.venv.step(act_buf[t])
             done = np.logical_or(terminated, truncated)
             self._running += reward
@@ -264,7 +310,7 @@ class LeanTrainer:
         del self.episode_returns[:-1000]
         del self.episode_lengths[:-1000]
         _, last_value = self._forward(torch.from_numpy(self.obs), torch.from_numpy(self.mask))
-        val_buf[n_steps] = last_value.numpy()
+        val_buf[n_steps] = self._values(last_value).numpy()
         adv = np.empty((n_steps, n_envs), dtype=np.float32)
         gae = np.zeros(n_envs, dtype=np.float32)
         for t in range(n_steps - 1, -1, -1):
@@ -293,9 +339,12 @@ class LeanTrainer:
             group["lr"] = self.learning_rate()
         clip, ent_coef, vf_coef = float(p["clip_range"]), float(p["ent_coef"]), float(p["vf_coef"])
         n, size = len(batch["action"]), int(p["batch_size"])
+        if self.value_norm is not None:  # the targets in the value head's standardised units
+            self.value_norm.update(batch["ret"], self.net.value_net)
+            batch = {**batch, "ret": self.value_norm.normalize(batch["ret"])}
         self.net.train()
         stats = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "clip_fraction": 0.0,
-                 "approx_kl": 0.0}
+                 "approx_kl": 0.0, "aux_value_loss": 0.0}
         count, last_loss = 0, float("nan")
         for _ in range(int(p["n_epochs"])):
             order = torch.randperm(n)
@@ -306,25 +355,28 @@ class LeanTrainer:
                 prepared = batch["prepared"].select(idx) if "prepared" in batch else None
                 mini = {k: batch[k].index_select(0, idx)
                         for k in ("obs", "mask", "action", "logp", "adv", "ret")}
-                loss, policy_loss, value_loss, entropy, ratio, logp = self._loss_fn(
+                loss, policy_loss, value_loss, entropy, ratio, logp, aux_loss = self._loss_fn(
                     mini["obs"], mini["mask"], prepared, mini["action"], mini["logp"],
                     mini["adv"], mini["ret"], clip, ent_coef, vf_coef)
                 self.optimizer.zero_grad()
                 loss.backward()
-                nn.utils.clip_grad_norm_(self.net.parameters(), float(p["max_grad_norm"]))
+                nn.utils.clip_grad_norm_(self._params, float(p["max_grad_norm"]))
                 self.optimizer.step()
                 with torch.no_grad():  # SB3's statistics (approx_kl as in its PPO.train)
                     log_ratio = logp - mini["logp"]
                     values_now = torch.stack([
                         policy_loss, value_loss, entropy,
                         ((ratio - 1).abs() > clip).float().mean(),
-                        ((torch.exp(log_ratio) - 1) - log_ratio).mean(), loss]).tolist()
+                        ((torch.exp(log_ratio) - 1) - log_ratio).mean(), aux_loss,
+                        loss]).tolist()
                 for key, value in zip(stats, values_now[:-1], strict=True):
                     stats[key] += value
                 last_loss = values_now[-1]
                 count += 1
         self.updates += 1
         self.last_stats = {k: v / max(count, 1) for k, v in stats.items()}
+        if self.aux_head is None:
+            del self.last_stats["aux_value_loss"]
         self.last_stats["loss"] = last_loss  # SB3 logs the last minibatch's loss
         self.last_stats["learning_rate"] = float(self.optimizer.param_groups[0]["lr"])
         return self.last_stats
@@ -334,7 +386,8 @@ class LeanTrainer:
                 ret: torch.Tensor, clip: float, ent_coef: float,
                 vf_coef: float) -> tuple[torch.Tensor, ...]:
         """One minibatch's PPO loss and its parts: ``(loss, policy_loss, value_loss, entropy,
-        ratio, logp)`` (compiled as one graph with ``lean.compile``)."""
+        ratio, logp, aux_value_loss)`` (compiled as one graph with ``lean.compile``); ``ret``
+        in the value head's units, the auxiliary head's too."""
         logp_all, values = self._forward(obs, mask, prepared)
         logp = logp_all.gather(1, action[:, None]).squeeze(1)
         if len(adv) > 1:
@@ -344,7 +397,13 @@ class LeanTrainer:
         value_loss = ((ret - values) ** 2).mean()
         entropy = -(logp_all.exp() * logp_all).sum(-1).mean()
         loss = policy_loss - ent_coef * entropy + vf_coef * value_loss
-        return loss, policy_loss, value_loss, entropy, ratio, logp
+        if self.aux_head is None:
+            aux_loss = torch.zeros((), dtype=loss.dtype)
+        else:
+            aux = self.aux_head(self._embed(obs)).squeeze(-1)
+            aux_loss = ((ret - aux) ** 2).mean()
+            loss = loss + self.aux_coef * aux_loss
+        return loss, policy_loss, value_loss, entropy, ratio, logp, aux_loss
 
     def train_iteration(self) -> dict[str, float]:
         """One rollout and one update; returns the update's statistics and throughput."""
@@ -372,7 +431,9 @@ class LeanTrainer:
                 "start_timesteps": self.start_timesteps,
                 "episode_returns": list(self.episode_returns), "running": self._running,
                 "episode_lengths": list(self.episode_lengths), "lengths": self._lengths,
-                "total_timesteps": self.total_timesteps, "rng": rng_states()}
+                "total_timesteps": self.total_timesteps, "rng": rng_states(),
+                "value_norm": None if self.value_norm is None else self.value_norm.state(),
+                "aux_head": None if self.aux_head is None else self.aux_head.state_dict()}
 
     @classmethod
     def from_state(cls, state: dict, config: dict,
@@ -381,6 +442,10 @@ class LeanTrainer:
         trainer.total_timesteps = state["total_timesteps"]
         trainer._build(state["venv"], config, potential)
         trainer.net.load_state_dict(state["net"])
+        if trainer.value_norm is not None:
+            trainer.value_norm = ValueNormalizer.from_state(state["value_norm"])
+        if trainer.aux_head is not None:
+            trainer.aux_head.load_state_dict(state["aux_head"])
         trainer.optimizer.load_state_dict(state["optimizer"])
         trainer.obs, trainer.mask, trainer.phi = state["obs"], state["mask"], state["phi"]
         trainer.num_timesteps, trainer.updates = state["num_timesteps"], state["updates"]

@@ -357,7 +357,7 @@ class LeanRun:
             states = rng_states()
             self._shell = build_sb3_model(self.config, self.extra.get("seed", 0), num_envs=1)
             set_rng_states(states)
-        self._shell.policy.load_state_dict(self.trainer.net.state_dict())
+        self._shell.policy.load_state_dict(self.trainer.policy_state_dict())
         self._shell.num_timesteps = self.trainer.num_timesteps
         return self._shell
 

@@ -112,8 +112,9 @@ def run_variants(game: str, names: list[str], variants: Mapping[str, Mapping],
                  earlier: Mapping[str, dict] | None = None) -> tuple[list[dict], list[str]]:
     """Train (unless ``train`` is false) and measure each variant ``names`` of ``game``;
     returns the measured rows and the names of the unfinished variants.  A variant whose
-    final model is missing and not trained here keeps its row of ``earlier``
-    (:func:`earlier_rows`: its run folder is gone) if it has one."""
+    final model is missing keeps its row of ``earlier`` (:func:`earlier_rows`: measured as this
+    run would measure it, its run folder gone) if it has one, and is not trained again: a
+    full run trains only the variants it has no row of."""
     deadline = None if max_minutes is None else time.monotonic() + 60 * max_minutes
     rows, unfinished = [], []
     for name in names:
@@ -123,7 +124,8 @@ def run_variants(game: str, names: list[str], variants: Mapping[str, Mapping],
         seed = variant.get("seed", 0)
         model = final_model(game, seed, len(its_stages), root)
         left = None if deadline is None else (deadline - time.monotonic()) / 60
-        if not model.exists() and train and (left is None or left > 0):
+        if (not model.exists() and name not in (earlier or {}) and train
+                and (left is None or left > 0)):
             print(f"== {name}: {variant['change']}", flush=True)
             run_stages(game, its_stages, root, seed=seed, max_minutes=left, threads=threads)
         if not model.exists():
