@@ -145,9 +145,13 @@ def _stages(tmp_path) -> Path:
 
 
 def _fake_measure(calls):
-    def measure_agent(agent, game, games, seed=0):
+    def measure_agent(agent, game, games, seed=0, split=False):
         calls.append((game, games, seed))
-        return {"gap": 10.0 / len(calls), "ci": [0.0, 1.0], "unit": "points", "value": 200.0}
+        gap = 10.0 / len(calls)
+        out = {"gap": gap, "ci": [0.0, 1.0], "unit": "points", "value": 200.0}
+        if split:
+            out.update(by_kind={"hold": gap / 2, "box": gap / 2}, by_turn=[gap / 13] * 13)
+        return out
     return measure_agent
 
 
@@ -193,7 +197,9 @@ def test_runs_are_carried_across_sessions_and_resume_exactly(tmp_path, monkeypat
     assert manifest[1]["files"] == ["stage1/checkpoint.pkl", "stage1/eval.csv"]
     rows = scaling.load_store(store)
     assert sorted((r["seed"], r["at"]) for r in rows) == [(0, 256), (0, 512), (1, 256)]
-    assert len(calls) == 3 and all(c == ("penta", 4, 0) for c in calls)
+    # three snapshots and the reference player (the heuristic), on the same games
+    assert len(calls) == 4 and all(c == ("penta", 4, 0) for c in calls)
+    assert [r["player"] for r in scaling.load_references(store)] == ["heuristic"]
     page = (tmp_path / "out" / "scaling.md").read_text()
     assert "| 768 | pending | pending |" in page
 
@@ -205,11 +211,11 @@ def test_runs_are_carried_across_sessions_and_resume_exactly(tmp_path, monkeypat
     rows = scaling.load_store(store)
     assert sorted((r["seed"], r["at"], r["timesteps"]) for r in rows) == [
         (s, t, t) for s in (0, 1) for t in (256, 512, 768, 1024)]
-    assert len(calls) == 8  # each snapshot once
+    assert len(calls) == 9  # each snapshot once, the reference once
     assert all(r["train_cpu_seconds"] is not None and r["times_from"] == "eval.csv"
                for r in rows)
     again = cli.main([*common, "--run-root", str(runs), "--carry", str(carry)])
-    assert again is True and len(calls) == 8  # finished: nothing trained or measured
+    assert again is True and len(calls) == 9  # finished: nothing trained or measured
 
     # the same run never stopped, never carried: the same final model
     monkeypatch.setattr(scaling, "measure_agent", _fake_measure([]))
@@ -301,3 +307,66 @@ def test_a_carry_of_another_recipe_is_refused(tmp_path, capsys):
     err = capsys.readouterr().err
     assert stop.value.code == 2 and len(err.strip().splitlines()) == 1, err
     assert "carries a run of another recipe (steps scale 3)" in err
+
+
+def test_rows_measured_before_the_split_get_it_from_the_model_still_there(tmp_path, monkeypatch):
+    """A stored row without the gap's split is measured again where the model it measured (the
+    same sha256) is still in the run folders -- a stage's final model here -- and keeps its
+    other fields; a row whose model is gone keeps none."""
+    from agents.training.ppo.stages import load_stages, scaled
+    from agents.training.studies import scaling
+
+    calls = []
+    monkeypatch.setattr(scaling, "measure_agent", _fake_measure(calls))
+    stages = {"penta": scaled(load_stages(_stages(tmp_path))["penta"], 1)}
+    store = tmp_path / "measured.json"
+    study = scaling.ScalingStudy(runs={"penta": [0]}, stages=stages, run_root=tmp_path / "runs",
+                                 store=store, eval_games=4, steps_scale=1)
+    final = study.folder("penta", 0, 1) / "final.zip"
+    final.parent.mkdir(parents=True)
+    final.write_bytes(b"a model")
+    base = {"game": "penta", "seed": 0, "eval_games": 4, "selection_seed": 0, "gap": 3.0,
+            "ci": [2.0, 4.0], "unit": "points", "value": 200.0, "train_seconds": 9.0,
+            "train_cpu_seconds": 8.0, "times_from": "eval.csv", "recipe": study.recipe("penta"),
+            "steps_scale": 1.0}
+    scaling.add_to_store(store, {**base, "at": 256, "timesteps": 256, "sha256": "gone"})
+    scaling.add_to_store(store, {**base, "at": 512, "timesteps": 512,
+                                 "sha256": scaling._sha256(final)})
+    import agents.policies.sb3_models as models
+
+    monkeypatch.setattr(models, "SB3Agent", lambda game, model_path: model_path)
+    study.measure_split("penta", 0)
+    rows = {r["at"]: r for r in scaling.load_store(store)}
+    assert "by_kind" not in rows[256] and rows[256]["gap"] == 3.0
+    assert rows[512]["by_kind"] == {"hold": 5.0, "box": 5.0} and rows[512]["gap"] == 10.0
+    assert rows[512]["train_cpu_seconds"] == 8.0 and len(calls) == 1
+    study.measure_split("penta", 0)  # nothing left that it can measure
+    assert len(calls) == 1
+
+
+def test_the_page_says_where_the_gap_is_lost_beside_the_reference():
+    from agents.evaluation.reports.scaling import loss_split, scaling_markdown
+
+    def row(seed, at, hold, box, turns):
+        return {"seed": seed, "at": at, "timesteps": at, "gap": hold + box, "ci": [0, 1],
+                "by_kind": {"hold": hold, "box": box}, "by_turn": turns}
+
+    game = {"game": "penta", "seeds": [0, 1], "points": STEPS[-2:], "stage_ends": STEPS[-2:],
+            "unit": "points", "digits": 2,
+            "rows": [{"seed": 0, "at": STEPS[-2], "timesteps": STEPS[-2], "gap": 9.0,
+                      "ci": [8, 10]},  # measured before the split was kept
+                     row(0, STEPS[-1], 1.0, 3.0, [0.1] * 10 + [1.0, 1.0, 1.0]),
+                     row(1, STEPS[-1], 1.2, 2.6, [0.1] * 10 + [0.9, 0.9, 1.0])],
+            "reference": {"player": "heuristic", "gap": 2.0, "ci": [1.8, 2.2],
+                          "by_kind": {"hold": 1.0, "box": 1.0}, "by_turn": [2.0 / 13] * 13}}
+    split = loss_split(game)
+    assert [p["at"] for p in split["points"]] == [STEPS[-1]]
+    assert split["phases"] == [(1, 5), (6, 9), (10, 13)]
+    assert split["points"][0]["kinds"] == pytest.approx({"hold": 1.1, "box": 2.8})
+    assert split["excess"]["gap"] == pytest.approx(1.9)
+    page = scaling_markdown([game], "dice-env report scaling", 2000, 10)
+    assert "| PPO at 300.2M steps | 0, 1 | 3.90 | 1.10 | 2.80 | 0.50 | 0.40 | 3.00 |" in page
+    assert "| heuristic (reference) | — | 2.00 | 1.00 | 1.00 |" in page
+    assert ("At 300.2M steps PPO loses 1.90 points a game more than the heuristic: 1.80 in "
+            "'box' (95 %), 0.10 in 'hold' (5 %); by phase the most in turns 10–13") in page
+    assert loss_split({**game, "rows": game["rows"][:1]}) is None

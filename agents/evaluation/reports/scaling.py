@@ -5,7 +5,9 @@
 the measured ``rows`` (``seed``, ``at``: the point, ``timesteps``: the update it was taken at,
 ``gap``, ``ci``, ``train_seconds``, ``train_cpu_seconds``) -- and returns the page: a table per
 game of the gap (mean over the seeds, their range, each seed's) against steps and CPU hours,
-and a statement computed from the numbers of where the curve flattens (:func:`flattening`).
+and a statement computed from the numbers of where the curve flattens (:func:`flattening`);
+where rows carry the regret's split (``by_kind``, ``by_turn``), where the gap is lost beside a
+``reference`` player's (:func:`loss_split`).
 A point without a measured row is *pending*, never estimated.
 """
 
@@ -17,7 +19,8 @@ from collections.abc import Mapping, Sequence
 
 from agents.evaluation.game_sets import SELECTION_SEED
 
-__all__ = ["flattening", "point_summaries", "scaling_json", "scaling_markdown", "short_steps"]
+__all__ = ["flattening", "loss_split", "point_summaries", "scaling_json", "scaling_markdown",
+           "short_steps"]
 
 PENDING = "pending"
 
@@ -173,6 +176,83 @@ def _table(game: Mapping, points: Sequence[Mapping]) -> list[str]:
     return lines
 
 
+def _phases(n: int) -> list[tuple[int, int]]:
+    """The turns ``1..n`` in three nearly equal phases: ``[(first, last), ...]``."""
+    size, extra = divmod(n, 3)
+    out, start = [], 1
+    for k in range(3):
+        end = start + size + (1 if k < extra else 0) - 1
+        out.append((start, end))
+        start = end + 1
+    return [p for p in out if p[0] <= p[1]]
+
+
+def loss_split(game: Mapping) -> dict | None:
+    """Where the gap is lost: for each point whose rows carry the regret's split (``by_kind``,
+    ``by_turn``), the mean over those seeds of each decision kind's loss and of each phase's
+    (the turns in three nearly equal thirds), beside the same for the game's ``reference``
+    player (measured on the same games); None when no row has it.  ``excess``: the last such
+    point's loss above the reference's, per kind and per phase."""
+    split = [r for r in game["rows"] if r.get("by_kind") and r.get("by_turn")]
+    if not split:
+        return None
+    kinds = list(split[0]["by_kind"])
+    phases = _phases(len(split[0]["by_turn"]))
+
+    def summary(rows: Sequence[Mapping]) -> dict:
+        return {"gap": statistics.mean(r["gap"] for r in rows),
+                "kinds": {k: statistics.mean(r["by_kind"][k] for r in rows) for k in kinds},
+                "phases": [statistics.mean(sum(r["by_turn"][a - 1:b]) for r in rows)
+                           for a, b in phases]}
+
+    points = []
+    for at in sorted({r["at"] for r in split}):
+        rows = [r for r in split if r["at"] == at]
+        points.append({"at": at, "seeds": sorted(r["seed"] for r in rows), **summary(rows)})
+    ref = game.get("reference")
+    reference = ({"player": ref["player"], **summary([ref])}
+                 if ref and ref.get("by_kind") and ref.get("by_turn") else None)
+    excess = None
+    if reference is not None:
+        last = points[-1]
+        excess = {"at": last["at"], "gap": last["gap"] - reference["gap"],
+                  "kinds": {k: last["kinds"][k] - reference["kinds"][k] for k in kinds},
+                  "phases": [a - b for a, b in zip(last["phases"], reference["phases"],
+                                                   strict=True)]}
+    return {"kinds": kinds, "phases": phases, "points": points, "reference": reference,
+            "excess": excess}
+
+
+def _split_lines(split: Mapping, unit: str, digits: int) -> list[str]:
+    def f(x: float) -> str:
+        return f"{x:.{digits}f}"
+
+    phase_names = [f"turns {a}–{b}" for a, b in split["phases"]]
+    lines = ["| model | seeds | gap | " + " | ".join(split["kinds"]) + " | "
+             + " | ".join(phase_names) + " |",
+             "|---|---|---:|" + "---:|" * (len(split["kinds"]) + len(phase_names))]
+    rows = [(f"PPO at {short_steps(p['at'])} steps", ", ".join(map(str, p["seeds"])), p)
+            for p in split["points"]]
+    if split["reference"] is not None:
+        rows.append((f"{split['reference']['player']} (reference)", "—", split["reference"]))
+    for label, seeds, p in rows:
+        lines.append(f"| {label} | {seeds} | {f(p['gap'])} | "
+                     + " | ".join(f(p["kinds"][k]) for k in split["kinds"]) + " | "
+                     + " | ".join(f(x) for x in p["phases"]) + " |")
+    excess = split["excess"]
+    if excess is not None and excess["gap"] > 0:
+        kinds = sorted(excess["kinds"].items(), key=lambda kv: -kv[1])
+        worst = max(range(len(phase_names)), key=lambda i: excess["phases"][i])
+        lines += ["", f"At {short_steps(excess['at'])} steps PPO loses {f(excess['gap'])} "
+                  f"{unit} a game more than the {split['reference']['player']}: "
+                  + ", ".join(f"{f(v)} in '{k}' ({100 * v / excess['gap']:.0f} %)"
+                              for k, v in kinds)
+                  + f"; by phase the most in {phase_names[worst]} "
+                  f"({f(excess['phases'][worst])}, "
+                  f"{100 * excess['phases'][worst] / excess['gap']:.0f} %)."]
+    return lines
+
+
 def scaling_markdown(games: Sequence[Mapping], command: str, eval_games: int,
                      steps_scale: float) -> str:
     """The page (see the module doc); ``games`` as :func:`point_summaries` takes them."""
@@ -206,6 +286,13 @@ def scaling_markdown(games: Sequence[Mapping], command: str, eval_games: int,
                   "decade is the mean gap's fall from the previous point measured with every "
                   "seed, per factor 10 of steps.", "", *_table(g, points), "",
                   f"**Where it flattens.** {flattening(points, g['unit'], g['digits'])}", ""]
+        split = loss_split(g)
+        if split is not None:
+            lines += ["**Where the gap is lost.** The gap split by decision and by phase of "
+                      "the game (the mean loss per game, over the seeds measured with the "
+                      "split; the points measured before the split was kept have none), beside "
+                      "the reference player's on the same games.", "",
+                      *_split_lines(split, g["unit"], g["digits"]), ""]
     return "\n".join(lines)
 
 
@@ -218,5 +305,7 @@ def scaling_json(games: Sequence[Mapping], command: str, eval_games: int,
             "games": {g["game"]: {"seeds": list(g["seeds"]), "stage_ends": list(g["stage_ends"]),
                                   "unit": g["unit"], "points": (p := point_summaries(g)),
                                   "statement": flattening(p, g["unit"], g["digits"]),
+                                  "loss_split": loss_split(g),
+                                  "reference": g.get("reference"),
                                   "rows": list(g["rows"])}
                       for g in games}}

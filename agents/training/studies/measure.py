@@ -9,10 +9,20 @@ from agents.games import resolve
 __all__ = ["measure_agent"]
 
 
-def measure_agent(agent: Any, game: str, games: int, seed: int = 0) -> dict:
+def measure_agent(agent: Any, game: str, games: int, seed: int = 0,
+                  split: bool = False) -> dict:
     """The exact gap of a player: ``gap``, ``ci``, ``unit`` and ``value`` (its expected score,
     or in a game that is won its win probability against the optimal player), by the game
-    family's ``regret`` hook: ``games`` games (5000: matches) of evaluation ``seed``."""
+    family's ``regret`` hook: ``games`` games (5000: matches) of evaluation ``seed``.
+
+    With ``split``, also where the gap is lost, where the regret says (the scorecard games):
+    ``by_kind`` (decision kind -> mean loss per game) and ``by_turn`` (the mean loss at each
+    turn); both None where it does not."""
     g = resolve(game)
     r = g.family.hook("regret")(agent, g, games, seed, progress=False, paired=False)
-    return {"gap": r.gap, "ci": list(r.ci), "unit": g.family.unit, "value": r.value}
+    out = {"gap": r.gap, "ci": list(r.ci), "unit": g.family.unit, "value": r.value}
+    if split:
+        kinds, turns = getattr(r, "kind_gaps", None), getattr(r, "turn_gaps", None)
+        out["by_kind"] = None if kinds is None else {k: v[0] for k, v in kinds().items()}
+        out["by_turn"] = None if turns is None else [float(x) for x in turns()]
+    return out

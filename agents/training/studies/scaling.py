@@ -63,6 +63,8 @@ SNAP = 1.25
 TABLE = "scaling"
 #: the store of measured points, in the carry folder (else the run root)
 STORE_NAME = "measured.json"
+#: the player every game's gap split is read beside (measured once per game, same games)
+REFERENCE = "heuristic"
 #: a carried run's description, in its carry folder
 MANIFEST = "carry.json"
 
@@ -96,7 +98,9 @@ def snapshot_points(ends: Sequence[int], grid: Sequence[int] | None = None) -> l
 _STORE_DOC = ("The scaling study's measured points (dice-env report scaling): one row per snapshot "
               "of a run, its exact gap on the selection games; kept (committed) because the "
               "snapshots and run folders are not.  'at' is the point asked for, 'timesteps' the "
-              "first update at or past it; 'recipe' a digest of the run's scaled stages.")
+              "first update at or past it; 'recipe' a digest of the run's scaled stages; "
+              "'by_kind' and 'by_turn' where the gap is lost. 'references': the reference "
+              "player's gap and split on the same games.")
 
 
 def load_store(path: Path) -> list[dict]:
@@ -124,7 +128,33 @@ def add_to_store(path: Path, row: dict) -> None:
     point, recipe and number of games."""
     rows = [r for r in load_store(path) if _key(r) != _key(row)] + [row]
     rows.sort(key=lambda r: (r["game"], r["seed"], r["at"], r["recipe"], r["eval_games"]))
-    atomic_write_text(path, json.dumps({"_doc": _STORE_DOC, "rows": rows}, indent=1,
+    _write_store(path, rows, load_references(path))
+
+
+def load_references(path: Path) -> list[dict]:
+    """The reference players' rows of the store ``path`` (:meth:`ScalingStudy.measure_reference`;
+    none in a store written before they were kept)."""
+    load_store(path)  # (refuses a file that is no store)
+    try:
+        refs = json.loads(Path(path).read_text()).get("references", [])
+    except FileNotFoundError:
+        return []
+    return refs if isinstance(refs, list) else []
+
+
+def add_reference(path: Path, row: dict) -> None:
+    """Add a reference player's ``row`` to the store ``path``, in place of one of the same game,
+    player, number of games and evaluation seed."""
+    def key(r: Mapping) -> tuple:
+        return r["game"], r["player"], r["eval_games"], r["selection_seed"]
+
+    refs = [r for r in load_references(path) if key(r) != key(row)] + [row]
+    _write_store(path, load_store(path), sorted(refs, key=key))
+
+
+def _write_store(path: Path, rows: list[dict], references: list[dict]) -> None:
+    atomic_write_text(path, json.dumps({"_doc": _STORE_DOC, "rows": rows,
+                                        "references": references}, indent=1,
                                        default=float) + "\n")
 
 
@@ -204,10 +234,11 @@ class ScalingStudy:
         return any(r["at"] == at for r in self.rows(game, [seed]))
 
     def measure(self, game: str, seed: int, snapshot: Path, record: Mapping) -> dict | None:
-        """Measure a snapshot by its exact gap on the selection games and add the row to the
-        store (nothing to do when it is there); returns the row.  The training time is the
-        learning curve's (``eval.csv``) at the snapshot's step, else the snapshot's record's
-        (the same clock)."""
+        """Measure a snapshot by its exact gap on the selection games, with the gap's split
+        (:func:`~agents.training.studies.measure.measure_agent`), and add the row to the store
+        (nothing to do when it is there); returns the row.  The training time is the learning
+        curve's (``eval.csv``) at the snapshot's step, else the snapshot's record's (the same
+        clock)."""
         at = int(record["at"])
         if self.measured(game, seed, at):
             return None
@@ -224,7 +255,7 @@ class ScalingStudy:
                 times, source = same[-1], "eval.csv"
         row = {"game": game, "seed": seed, "at": at, "timesteps": int(record["timesteps"]),
                "eval_games": games, "selection_seed": SELECTION_SEED,
-               **measure_agent(agent, game, games, seed=SELECTION_SEED),
+               **measure_agent(agent, game, games, seed=SELECTION_SEED, split=True),
                "train_seconds": times.get("train_seconds"),
                "train_cpu_seconds": times.get("train_cpu_seconds"), "times_from": source,
                "sha256": _sha256(snapshot), "recipe": self.recipe(game),
@@ -255,11 +286,66 @@ class ScalingStudy:
                     yield i, snapshot, json.loads(record_file.read_text())
 
     def measure_pending(self) -> None:
-        """Measure the snapshots in the run folders that the store lacks."""
+        """Measure the snapshots in the run folders that the store lacks, the split of the
+        stored rows that lack it (:meth:`measure_split`) and each game's reference player
+        (:meth:`measure_reference`)."""
         for game, seeds in self.runs.items():
             for seed in seeds:
                 for _, snapshot, record in self.snapshots(game, seed):
                     self.measure(game, seed, snapshot, record)
+                self.measure_split(game, seed)
+            self.measure_reference(game)
+
+    def measure_split(self, game: str, seed: int) -> None:
+        """Give the gap's split to the stored rows of a run that were measured before it was
+        kept, where the model they measured is still in the run folders (a snapshot, or a
+        stage's final model, with the row's ``sha256``): measured again on the same games."""
+        rows = [r for r in self.rows(game, [seed]) if "by_kind" not in r]
+        if not rows:
+            return
+        models = [self.folder(game, seed, i) / FINAL_NAME
+                  for i in range(1, len(self.stages[game]) + 1)]
+        models += [path for _, path, _ in self.snapshots(game, seed)]
+        by_sha = {_sha256(m): m for m in models if m.exists()}
+        for row in rows:
+            model = by_sha.get(row.get("sha256"))
+            if model is None:
+                continue
+            from agents.policies.sb3_models import SB3Agent
+
+            again = measure_agent(SB3Agent(game, model_path=model), game, row["eval_games"],
+                                  seed=row["selection_seed"], split=True)
+            add_to_store(self.store, {**row, **again})
+            print(f"{game} seed {seed} at {row['timesteps']:,} steps: split measured (gap "
+                  f"{again['gap']:.4g})", flush=True)
+
+    def measure_reference(self, game: str) -> dict | None:
+        """Measure the game's :data:`REFERENCE` player on the selection games, with the gap's
+        split, once (nothing to do when the store has it); returns the row."""
+        games = eval_count(game, self.eval_games)
+        if any(r["game"] == game and r["player"] == REFERENCE and r["eval_games"] == games
+               and r["selection_seed"] == SELECTION_SEED for r in load_references(self.store)):
+            return None
+        import agents
+
+        if REFERENCE not in resolve(game).family.players:
+            return None
+        row = {"game": game, "player": REFERENCE, "eval_games": games,
+               "selection_seed": SELECTION_SEED,
+               **measure_agent(agents.make(REFERENCE, game), game, games,
+                               seed=SELECTION_SEED, split=True)}
+        add_reference(self.store, row)
+        print(f"{game} {REFERENCE}: gap {row['gap']:.4g} on the selection games (the reference; "
+              f"stored in {self.store})", flush=True)
+        return row
+
+    def reference(self, game: str) -> dict | None:
+        """The stored row of ``game``'s reference player, measured as this study measures."""
+        games = eval_count(game, self.eval_games)
+        return next((r for r in load_references(self.store)
+                     if r["game"] == game and r["player"] == REFERENCE
+                     and r["eval_games"] == games and r["selection_seed"] == SELECTION_SEED),
+                    None)
 
     # -- progress of a run -------------------------------------------------------------
     def progress(self, game: str, seed: int) -> tuple[int, int]:
@@ -432,7 +518,8 @@ class ScalingStudy:
             points = sorted(set(self.points(game)) | {r["at"] for r in self.rows(game)})
             out.append({"game": game, "seeds": list(seeds), "points": points,
                         "stage_ends": self.ends(game), "unit": family.unit,
-                        "digits": family.digits, "rows": self.rows(game)})
+                        "digits": family.digits, "rows": self.rows(game),
+                        "reference": self.reference(game)})
         return out
 
     def write_report(self, out: Path, command: str) -> Path:
