@@ -370,3 +370,32 @@ def test_the_page_says_where_the_gap_is_lost_beside_the_reference():
     assert ("At 300.2M steps PPO loses 1.90 points a game more than the heuristic: 1.80 in "
             "'box' (95 %), 0.10 in 'hold' (5 %); by phase the most in turns 10–13") in page
     assert loss_split({**game, "rows": game["rows"][:1]}) is None
+
+
+def _write_rows(store, seed):
+    from agents.training.studies import scaling
+
+    for at in range(30):
+        scaling.add_to_store(store, {"game": "g", "seed": seed, "at": at, "recipe": "r",
+                                     "eval_games": 1})
+
+
+def test_studies_of_different_runs_share_the_store_without_losing_a_row(tmp_path):
+    """Two studies training different runs at once (--runs) write one store: its writes are
+    locked, so no row is lost to the other's read-modify-write."""
+    import multiprocessing
+
+    from agents.training.studies import scaling
+
+    store = tmp_path / "measured.json"
+    scaling.add_reference(store, {"game": "g", "player": "heuristic", "eval_games": 1,
+                                  "selection_seed": 0, "gap": 2.0})
+    workers = [multiprocessing.get_context("spawn").Process(target=_write_rows,
+                                                            args=(store, s)) for s in range(3)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    assert sorted((r["seed"], r["at"]) for r in scaling.load_store(store)) == [
+        (s, at) for s in range(3) for at in range(30)]
+    assert len(scaling.load_references(store)) == 1  # kept by every row's write

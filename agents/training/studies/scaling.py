@@ -126,9 +126,10 @@ def _key(row: Mapping) -> tuple:
 def add_to_store(path: Path, row: dict) -> None:
     """Add ``row`` to the store ``path`` (atomically), in place of a row of the same game, seed,
     point, recipe and number of games."""
-    rows = [r for r in load_store(path) if _key(r) != _key(row)] + [row]
-    rows.sort(key=lambda r: (r["game"], r["seed"], r["at"], r["recipe"], r["eval_games"]))
-    _write_store(path, rows, load_references(path))
+    with _store_lock(path):
+        rows = [r for r in load_store(path) if _key(r) != _key(row)] + [row]
+        rows.sort(key=lambda r: (r["game"], r["seed"], r["at"], r["recipe"], r["eval_games"]))
+        _write_store(path, rows, load_references(path))
 
 
 def load_references(path: Path) -> list[dict]:
@@ -148,8 +149,26 @@ def add_reference(path: Path, row: dict) -> None:
     def key(r: Mapping) -> tuple:
         return r["game"], r["player"], r["eval_games"], r["selection_seed"]
 
-    refs = [r for r in load_references(path) if key(r) != key(row)] + [row]
-    _write_store(path, load_store(path), sorted(refs, key=key))
+    with _store_lock(path):
+        refs = [r for r in load_references(path) if key(r) != key(row)] + [row]
+        _write_store(path, load_store(path), sorted(refs, key=key))
+
+
+@contextmanager
+def _store_lock(path: Path) -> Iterator[None]:
+    """Hold the store's lock while it is read and written again: several studies may train
+    different runs at once (``--runs``) and share one store.  The lock file is in the
+    temporary folder, keyed by the store's path, so nothing appears beside the store."""
+    import fcntl
+    import tempfile
+
+    digest = hashlib.sha256(str(Path(path).resolve()).encode()).hexdigest()[:16]
+    with open(Path(tempfile.gettempdir()) / f"dice-env-scaling-{digest}.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 def _write_store(path: Path, rows: list[dict], references: list[dict]) -> None:
