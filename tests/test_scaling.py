@@ -310,9 +310,10 @@ def test_a_carry_of_another_recipe_is_refused(tmp_path, capsys):
 
 
 def test_rows_measured_before_the_split_get_it_from_the_model_still_there(tmp_path, monkeypatch):
-    """A stored row without the gap's split is measured again where the model it measured (the
-    same sha256) is still in the run folders -- a stage's final model here -- and keeps its
-    other fields; a row whose model is gone keeps none."""
+    """A stored row without the gap's split is measured again where the model it measured is
+    still in the run folders -- here, for the row at stage 1's end, that stage's final model
+    (the snapshot there was another file of the same weights) -- and keeps its other fields; a
+    row whose model is gone keeps none."""
     from agents.training.ppo.stages import load_stages, scaled
     from agents.training.studies import scaling
 
@@ -330,8 +331,8 @@ def test_rows_measured_before_the_split_get_it_from_the_model_still_there(tmp_pa
             "train_cpu_seconds": 8.0, "times_from": "eval.csv", "recipe": study.recipe("penta"),
             "steps_scale": 1.0}
     scaling.add_to_store(store, {**base, "at": 256, "timesteps": 256, "sha256": "gone"})
-    scaling.add_to_store(store, {**base, "at": 512, "timesteps": 512,
-                                 "sha256": scaling._sha256(final)})
+    assert study.ends("penta")[0] == 512
+    scaling.add_to_store(store, {**base, "at": 512, "timesteps": 512, "sha256": "the snapshot"})
     import agents.policies.sb3_models as models
 
     monkeypatch.setattr(models, "SB3Agent", lambda game, model_path: model_path)

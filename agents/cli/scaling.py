@@ -182,12 +182,12 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> bool:
         interrupted = True
     out.mkdir(parents=True, exist_ok=True)
     print(f"written: {study.write_report(out, command)}")
+    go_on = renderer([a for a in argv if a != "--no-train"])
     if carry is not None and any(carry.glob("*/" + "carry.json")):
         print(f"carried the unfinished runs in {carry}: commit it (git add {carry}) to "
-              f"continue in another session with: {renderer(argv)}", flush=True)
+              f"continue in another session with: {go_on}", flush=True)
     elif not done:
-        print("not finished: continue with "
-              + renderer([a for a in argv if a != "--no-train"]), flush=True)
+        print(f"not finished: continue with {go_on}", flush=True)
     if interrupted:
         parser.exit(130, "interrupted\n")
     return done

@@ -317,18 +317,18 @@ class ScalingStudy:
 
     def measure_split(self, game: str, seed: int) -> None:
         """Give the gap's split to the stored rows of a run that were measured before it was
-        kept, where the model they measured is still in the run folders (a snapshot, or a
-        stage's final model, with the row's ``sha256``): measured again on the same games."""
+        kept, where the model they measured is still in the run folders: a snapshot with the
+        row's ``sha256``, or for a row at a stage's end that stage's final model (the same
+        update's weights, in another file); measured again on the same games."""
         rows = [r for r in self.rows(game, [seed]) if "by_kind" not in r]
         if not rows:
             return
-        models = [self.folder(game, seed, i) / FINAL_NAME
-                  for i in range(1, len(self.stages[game]) + 1)]
-        models += [path for _, path, _ in self.snapshots(game, seed)]
-        by_sha = {_sha256(m): m for m in models if m.exists()}
+        by_sha = {_sha256(path): path for _, path, _ in self.snapshots(game, seed)}
+        finals = {end: self.folder(game, seed, i + 1) / FINAL_NAME
+                  for i, end in enumerate(self.ends(game))}
         for row in rows:
-            model = by_sha.get(row.get("sha256"))
-            if model is None:
+            model = by_sha.get(row.get("sha256")) or finals.get(row["timesteps"])
+            if model is None or not model.exists():
                 continue
             from agents.policies.sb3_models import SB3Agent
 
