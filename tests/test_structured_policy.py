@@ -126,6 +126,33 @@ def test_features_equal_a_slow_reference_from_the_rules(game):
                                atol=1e-6)
 
 
+@pytest.mark.parametrize("game", ["penta", "yahtzee-official", "yatzy"])
+def test_the_bonus_feature_is_the_bonus_the_rules_pay_for_scoring_now(game):
+    """With bonus_now the box features end with the five-of-a-kind bonus that box_outcomes says
+    scoring the dice earns now (/ 50), in every open box; the other features are unchanged.
+    Yatzy has no such bonus: the column is 0."""
+    rules = get_rules(game)
+    obs, mask = random_states(rules, 64, seed=5)
+    plain = ScorecardActionFeatures(rules).box_features(torch.as_tensor(obs)).numpy()
+    with_bonus = ScorecardActionFeatures(rules, bonus_now=True)
+    boxes = with_bonus.box_features(torch.as_tensor(obs)).numpy()
+    assert boxes.shape[-1] == len(box_feature_names(rules, bonus_now=True)) == \
+        plain.shape[-1] + 1 == with_bonus.n_box_features
+    np.testing.assert_array_equal(boxes[..., :-1], plain)
+    earned = 0
+    for i in range(len(obs)):
+        state = decode_observation(rules, obs[i, :observation_size(rules)])
+        _, _, bonus = box_outcomes(rules, state["roll"], state["open"], state["five_state"])
+        np.testing.assert_allclose(boxes[i, :, -1], state["open"] * bonus[0] / 50, atol=1e-6)
+        earned += bonus[0] > 0
+    assert (earned > 0) == (rules.five_kind_bonus > 0)
+    net = StructuredActorCritic(obs.shape[1], game, bonus_feature=True, linear_term=True)
+    logp, _ = net(torch.as_tensor(obs), torch.as_tensor(mask))
+    assert torch.isfinite(logp[torch.as_tensor(mask)]).all()
+    with pytest.raises(ValueError, match="drop bonus_feature or pure"):
+        StructuredActorCritic(obs.shape[1], game, bonus_feature=True, pure=True)
+
+
 @pytest.mark.parametrize("game,encoding", [("yahtzee-official", "counts"),
                                            ("dice-poker", "count-onehot"),
                                            ("yahtzee-official", "keep")])

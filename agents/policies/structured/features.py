@@ -26,8 +26,10 @@ roll after rerolling the rest of a keep) and of :mod:`dice_env.scorecard.rules` 
   score there (the observation's points, the Joker applied), the same over the box's largest
   score, whether it would be a zero; for an upper box, the points the upper section still needs
   after scoring it, its points against par (three of its face) and the bonus slack after
-  (par of the other open upper boxes minus that need), each over the bonus threshold; and which
-  box it is (one-hot).
+  (par of the other open upper boxes minus that need), each over the bonus threshold; which
+  box it is (one-hot); and, with ``bonus_now``, the five-of-a-kind bonus that scoring the dice
+  earns now (the bonus ``/ 50`` when they are five of a kind and that box holds 50: the same in
+  every box, so it weighs scoring now against a reroll that would give it up).
 
 The tables are built once per :class:`~dice_env.scorecard.rules.Rules` (:func:`feature_tables`)
 and held as non-persistent buffers, so a model's ``state_dict`` holds its weights only.
@@ -63,11 +65,12 @@ def hold_feature_names(rules: Rules) -> list[str]:
             + ["five_bonus_chance", "best_expected", "best_chance"])
 
 
-def box_feature_names(rules: Rules) -> list[str]:
-    """The names of the box features, in order (``7 + n_boxes`` of them: the last ones say
-    which box it is)."""
+def box_feature_names(rules: Rules, bonus_now: bool = False) -> list[str]:
+    """The names of the box features, in order (``7 + n_boxes`` of them: the next ones say
+    which box it is; with ``bonus_now`` one more, the five-of-a-kind bonus scoring earns now)."""
     return ["open", "points", "points_of_max", "zero", "upper_need_after", "upper_vs_par",
-            "upper_slack_after", *(f"is:{b}" for b in rules.boxes)]
+            "upper_slack_after", *(f"is:{b}" for b in rules.boxes),
+            *(["five_bonus_now"] if bonus_now else [])]
 
 
 def _longest_run(counts: np.ndarray) -> np.ndarray:
@@ -150,17 +153,20 @@ class ScorecardActionFeatures(nn.Module):
     ``"bonus"`` observation works the same.
     """
 
-    def __init__(self, rules: Rules, reroll_features: bool = True) -> None:
+    def __init__(self, rules: Rules, reroll_features: bool = True,
+                 bonus_now: bool = False) -> None:
         super().__init__()
         self.rules = rules
         #: False zeroes the hold features of what a reroll scores (expectations, chances and
         #: their maxima): the kept dice alone describe a hold (an ablation)
         self.reroll_features = bool(reroll_features)
+        #: the box features end with the five-of-a-kind bonus scoring earns now
+        self.bonus_now = bool(bonus_now)
         t = feature_tables(rules)
         s = observation_slices(rules)
         self.n_boxes = rules.n_boxes
         self.n_hold_features = len(hold_feature_names(rules))
-        self.n_box_features = len(box_feature_names(rules))
+        self.n_box_features = len(box_feature_names(rules, self.bonus_now))
         self._open = s["open"]
         self._points = s["box_points"]
         self._upper = s["upper_progress"].start
@@ -172,7 +178,9 @@ class ScorecardActionFeatures(nn.Module):
                             ("canonical_reroll", D.CANONICAL_REROLL),
                             ("canonical_of", t.canonical_of),
                             ("code_weights", 6 ** np.arange(D.N_DICE - 1, -1, -1)),
-                            ("box_identity", np.eye(rules.n_boxes, dtype=np.float32))):
+                            ("box_identity", np.eye(rules.n_boxes, dtype=np.float32)),
+                            ("five_bonus", rules.tables.is_five_kind.astype(np.float32)
+                             * (rules.five_kind_bonus / 50.0))):
             self.register_buffer(name, torch.tensor(value), persistent=False)
         kept = torch.zeros(self.n_hold_features - 2)
         kept[:len(KEEP_NAMES)] = 1.0
@@ -254,9 +262,14 @@ class ScorecardActionFeatures(nn.Module):
         upper = torch.stack([need_after / t, (upper_points - self.par) / t, slack_after],
                             dim=-1) * upper_open[..., None]
         upper = torch.cat([upper, upper.new_zeros(len(obs), b - N_UPPER, 3)], dim=1)
-        return torch.cat([torch.stack([open_, points / 50, points / self.box_max,
-                                       open_ * (points == 0).to(obs.dtype)], dim=-1),
-                          upper, self.box_identity.expand(len(obs), b, b)], dim=-1)
+        parts = [torch.stack([open_, points / 50, points / self.box_max,
+                              open_ * (points == 0).to(obs.dtype)], dim=-1),
+                 upper, self.box_identity.expand(len(obs), b, b)]
+        if self.bonus_now:
+            fifty = (obs[:, self._fifty] > 0.5).to(obs.dtype)
+            bonus = self.five_bonus[self.rolls(obs)] * fifty
+            parts.append((open_ * bonus[:, None])[..., None])
+        return torch.cat(parts, dim=-1)
 
     @torch.no_grad()
     def open_box_features(self, obs: torch.Tensor) -> tuple[torch.Tensor, ...]:

@@ -53,10 +53,11 @@ MASKED_LOGIT = -1e8
 #: a reroll scores (:class:`~.features.ScorecardActionFeatures`; False leaves the kept dice);
 #: ``pure``: only what a player sees at the table describes an action
 #: (:class:`~.features.PureActionFeatures`, its holds written as ``hold_encoding`` says;
-#: ``reroll_features`` then does not apply)
+#: ``reroll_features`` then does not apply); ``bonus_feature``: the box features end with the
+#: five-of-a-kind bonus that scoring earns now (not with ``pure``)
 DEFAULTS: dict = {"state_hidden": [256], "action_hidden": [32], "value_hidden": [256, 256],
                   "action_activation": "relu", "linear_term": False, "reroll_features": True,
-                  "pure": False, "hold_encoding": "counts"}
+                  "pure": False, "hold_encoding": "counts", "bonus_feature": False}
 
 
 def _structured_family(family: str) -> Any:
@@ -112,8 +113,12 @@ class StructuredHeads(nn.Module):
         super().__init__()
         o = network_options(DEFAULTS, options)
         rules = coerce_rules(rules)
+        if o["pure"] and o["bonus_feature"]:
+            raise ValueError("bonus_feature: the pure policy's boxes are described by what a "
+                             "player sees (open, points, which box); drop bonus_feature or pure")
         self.features = (PureActionFeatures(rules, o["hold_encoding"]) if o["pure"]
-                         else ScorecardActionFeatures(rules, o["reroll_features"]))
+                         else ScorecardActionFeatures(rules, o["reroll_features"],
+                                                      o["bonus_feature"]))
         self.trunk = mlp([n_obs, *o["state_hidden"]])
         width = o["state_hidden"][-1]
         head = {"hidden": o["action_hidden"], "activation": o["action_activation"],
