@@ -192,7 +192,8 @@ def loss_split(game: Mapping) -> dict | None:
     ``by_turn``), the mean over those seeds of each decision kind's loss and of each phase's
     (the turns in three nearly equal thirds), beside the same for the game's ``reference``
     player (measured on the same games); None when no row has it.  ``excess``: the last such
-    point's loss above the reference's, per kind and per phase."""
+    point's loss above the reference's, per kind and per phase.  ``mistakes``: the last point's
+    costliest box choices (:func:`costliest`)."""
     split = [r for r in game["rows"] if r.get("by_kind") and r.get("by_turn")]
     if not split:
         return None
@@ -219,8 +220,28 @@ def loss_split(game: Mapping) -> dict | None:
                   "kinds": {k: last["kinds"][k] - reference["kinds"][k] for k in kinds},
                   "phases": [a - b for a, b in zip(last["phases"], reference["phases"],
                                                    strict=True)]}
+    last_rows = [r for r in split if r["at"] == points[-1]["at"]]
     return {"kinds": kinds, "phases": phases, "points": points, "reference": reference,
-            "excess": excess}
+            "excess": excess, "mistakes": costliest(last_rows)}
+
+
+def costliest(rows: Sequence[Mapping], k: int = 5) -> list[dict]:
+    """The ``k`` costliest box choices over ``rows`` (each seed's ``mistakes``: ``[chosen,
+    optimal, count, points per game]`` over its ``eval_games``): per (chosen, optimal) pair,
+    the points per game averaged over the rows (0 for a row whose list lacks it), the count
+    summed and the points one such choice loses on average; the rows without ``mistakes`` are
+    left out."""
+    rows = [r for r in rows if r.get("mistakes") is not None]
+    total: dict[tuple[str, str], list[float]] = {}
+    for r in rows:
+        for chosen, optimal, count, loss in r["mistakes"]:
+            cell = total.setdefault((chosen, optimal), [0, 0.0, 0.0])
+            cell[0] += count
+            cell[1] += loss / len(rows)
+            cell[2] += loss * r["eval_games"]
+    ranked = sorted(total.items(), key=lambda kv: -kv[1][1])[:k]
+    return [{"chosen": c, "optimal": o, "count": int(n), "points_per_game": loss,
+             "each": lost / n if n else 0.0} for (c, o), (n, loss, lost) in ranked]
 
 
 def _split_lines(split: Mapping, unit: str, digits: int) -> list[str]:
@@ -250,6 +271,14 @@ def _split_lines(split: Mapping, unit: str, digits: int) -> list[str]:
                   + f"; by phase the most in {phase_names[worst]} "
                   f"({f(excess['phases'][worst])}, "
                   f"{100 * excess['phases'][worst] / excess['gap']:.0f} %)."]
+    if split["mistakes"]:
+        at = short_steps(split["points"][-1]["at"])
+        lines += ["", f"The costliest box choices at {at} steps (mean over the seeds of each "
+                  "seed's eight costliest; \"reroll\" is a hold where scoring was optimal): "
+                  + "; ".join(f"{m['chosen']} instead of {m['optimal']}, "
+                              f"{f(m['points_per_game'])} {unit} a game "
+                              f"({m['count']:,} times, {m['each']:.1f} each)"
+                              for m in split["mistakes"]) + "."]
     return lines
 
 

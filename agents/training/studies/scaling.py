@@ -316,11 +316,12 @@ class ScalingStudy:
             self.measure_reference(game)
 
     def measure_split(self, game: str, seed: int) -> None:
-        """Give the gap's split to the stored rows of a run that were measured before it was
-        kept, where the model they measured is still in the run folders: a snapshot with the
-        row's ``sha256``, or for a row at a stage's end that stage's final model (the same
-        update's weights, in another file); measured again on the same games."""
-        rows = [r for r in self.rows(game, [seed]) if "by_kind" not in r]
+        """Give the gap's split (and costliest mistakes) to the stored rows of a run that were
+        measured before it was kept, where the model they measured is still in the run
+        folders: a snapshot with the row's ``sha256``, or for a row at a stage's end that
+        stage's final model (the same update's weights, in another file); measured again on
+        the same games."""
+        rows = [r for r in self.rows(game, [seed]) if "mistakes" not in r]
         if not rows:
             return
         by_sha = {_sha256(path): path for _, path, _ in self.snapshots(game, seed)}
@@ -343,7 +344,8 @@ class ScalingStudy:
         split, once (nothing to do when the store has it); returns the row."""
         games = eval_count(game, self.eval_games)
         if any(r["game"] == game and r["player"] == REFERENCE and r["eval_games"] == games
-               and r["selection_seed"] == SELECTION_SEED for r in load_references(self.store)):
+               and r["selection_seed"] == SELECTION_SEED and "mistakes" in r
+               for r in load_references(self.store)):
             return None
         import agents
 
