@@ -151,7 +151,7 @@ def _fake_measure(calls):
         out = {"gap": gap, "ci": [0.0, 1.0], "unit": "points", "value": 200.0}
         if split:
             out.update(by_kind={"hold": gap / 2, "box": gap / 2}, by_turn=[gap / 13] * 13,
-                       mistakes=[["reroll", "Fours", 2, gap / 4]])
+                       mistakes=[["reroll", "Fours", 2, gap / 4]], bonus_giveaway=0.5)
         return out
     return measure_agent
 
@@ -353,7 +353,8 @@ def test_the_page_says_where_the_gap_is_lost_beside_the_reference():
         return {"seed": seed, "at": at, "timesteps": at, "gap": hold + box, "ci": [0, 1],
                 "by_kind": {"hold": hold, "box": box}, "by_turn": turns, "eval_games": 2000,
                 "mistakes": [["reroll", "Fours", 5, 0.2], ["Sixes", "Chance", 40, 0.05]]
-                if seed == 0 else [["reroll", "Fours", 3, 0.1]]}
+                if seed == 0 else [["reroll", "Fours", 3, 0.1]],
+                "bonus_giveaway": 0.5 + 0.1 * seed}
 
     game = {"game": "penta", "seeds": [0, 1], "points": STEPS[-2:], "stage_ends": STEPS[-2:],
             "unit": "points", "digits": 2,
@@ -369,8 +370,10 @@ def test_the_page_says_where_the_gap_is_lost_beside_the_reference():
     assert split["points"][0]["kinds"] == pytest.approx({"hold": 1.1, "box": 2.8})
     assert split["excess"]["gap"] == pytest.approx(1.9)
     page = scaling_markdown([game], "dice-env report scaling", 2000, 10)
-    assert "| PPO at 300.2M steps | 0, 1 | 3.90 | 1.10 | 2.80 | 0.50 | 0.40 | 3.00 |" in page
+    assert "| PPO at 300.2M steps | 0, 1 | 3.90 | 1.10 | 2.80 | 0.50 | 0.40 | 3.00 | 55.0% |" \
+        in page
     assert "| heuristic (reference) | — | 2.00 | 1.00 | 1.00 |" in page
+    assert page.count(" — |\n") == 1  # the reference was measured without the probe
     assert ("At 300.2M steps PPO loses 1.90 points a game more than the heuristic: 1.80 in "
             "'box' (95 %), 0.10 in 'hold' (5 %); by phase the most in turns 10–13") in page
     assert ("The costliest box choices at 300.2M steps (mean over the seeds of each seed's "

@@ -142,11 +142,18 @@ def evaluate_specs(parser: argparse.ArgumentParser, args: argparse.Namespace) ->
             players[spec].seed(args.seed)
     make_output_folders(parser, args)
     if args.regret:
+        from agents.evaluation.scorecard_probes import bonus_giveaway
+
         results = []
-        for r in regret_of_players(players, game, args.games, args.seed,
-                                   dice_averaged=args.dice_averaged):
+        for player, r in zip(players.values(),
+                             regret_of_players(players, game, args.games, args.seed,
+                                               dice_averaged=args.dice_averaged), strict=True):
             print(r.format_text(), flush=True)
             results.append(r.summary())
+            probe = bonus_giveaway(player, game)
+            if probe is not None:
+                print(probe.format_text(), flush=True)
+                results[-1]["bonus_giveaway"] = probe.rate
     else:
         results = evaluate_players(players, game, args.game, args.games, args.seed,
                                    args.opponents)

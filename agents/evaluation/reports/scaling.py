@@ -201,7 +201,9 @@ def loss_split(game: Mapping) -> dict | None:
     phases = _phases(len(split[0]["by_turn"]))
 
     def summary(rows: Sequence[Mapping]) -> dict:
+        probes = [r["bonus_giveaway"] for r in rows if r.get("bonus_giveaway") is not None]
         return {"gap": statistics.mean(r["gap"] for r in rows),
+                "bonus_giveaway": statistics.mean(probes) if probes else None,
                 "kinds": {k: statistics.mean(r["by_kind"][k] for r in rows) for k in kinds},
                 "phases": [statistics.mean(sum(r["by_turn"][a - 1:b]) for r in rows)
                            for a, b in phases]}
@@ -249,17 +251,20 @@ def _split_lines(split: Mapping, unit: str, digits: int) -> list[str]:
         return f"{x:.{digits}f}"
 
     phase_names = [f"turns {a}–{b}" for a, b in split["phases"]]
-    lines = ["| model | seeds | gap | " + " | ".join(split["kinds"]) + " | "
-             + " | ".join(phase_names) + " |",
-             "|---|---|---:|" + "---:|" * (len(split["kinds"]) + len(phase_names))]
     rows = [(f"PPO at {short_steps(p['at'])} steps", ", ".join(map(str, p["seeds"])), p)
             for p in split["points"]]
     if split["reference"] is not None:
         rows.append((f"{split['reference']['player']} (reference)", "—", split["reference"]))
+    probed = any(p["bonus_giveaway"] is not None for _, _, p in rows)
+    lines = ["| model | seeds | gap | " + " | ".join(split["kinds"]) + " | "
+             + " | ".join(phase_names) + " |" + (" sure bonus rerolled away |" if probed else ""),
+             "|---|---|---:|" + "---:|" * (len(split["kinds"]) + len(phase_names) + probed)]
     for label, seeds, p in rows:
+        probe = ("—" if p["bonus_giveaway"] is None else f"{p['bonus_giveaway']:.1%}")
         lines.append(f"| {label} | {seeds} | {f(p['gap'])} | "
                      + " | ".join(f(p["kinds"][k]) for k in split["kinds"]) + " | "
-                     + " | ".join(f(x) for x in p["phases"]) + " |")
+                     + " | ".join(f(x) for x in p["phases"]) + " |"
+                     + (f" {probe} |" if probed else ""))
     excess = split["excess"]
     if excess is not None and excess["gap"] > 0:
         kinds = sorted(excess["kinds"].items(), key=lambda kv: -kv[1])
@@ -320,7 +325,12 @@ def scaling_markdown(games: Sequence[Mapping], command: str, eval_games: int,
             lines += ["**Where the gap is lost.** The gap split by decision and by phase of "
                       "the game (the mean loss per game, over the seeds measured with the "
                       "split; the points measured before the split was kept have none), beside "
-                      "the reference player's on the same games.", "",
+                      "the reference player's on the same games. *Sure bonus rerolled away*: "
+                      "in 4,000 positions built for the question (five of a kind in hand, the "
+                      "five-of-a-kind box holding 50, so scoring now earns the bonus, and a "
+                      "reroll left; `agents/evaluation/scorecard_probes.py`), the share in "
+                      "which the policy rerolls instead of scoring (the optimal player: "
+                      "never).", "",
                       *_split_lines(split, g["unit"], g["digits"]), ""]
     return "\n".join(lines)
 

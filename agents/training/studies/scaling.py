@@ -321,7 +321,7 @@ class ScalingStudy:
         folders: a snapshot with the row's ``sha256``, or for a row at a stage's end that
         stage's final model (the same update's weights, in another file); measured again on
         the same games."""
-        rows = [r for r in self.rows(game, [seed]) if "mistakes" not in r]
+        rows = [r for r in self.rows(game, [seed]) if "bonus_giveaway" not in r]
         if not rows:
             return
         by_sha = {_sha256(path): path for _, path, _ in self.snapshots(game, seed)}
@@ -344,7 +344,7 @@ class ScalingStudy:
         split, once (nothing to do when the store has it); returns the row."""
         games = eval_count(game, self.eval_games)
         if any(r["game"] == game and r["player"] == REFERENCE and r["eval_games"] == games
-               and r["selection_seed"] == SELECTION_SEED and "mistakes" in r
+               and r["selection_seed"] == SELECTION_SEED and "bonus_giveaway" in r
                for r in load_references(self.store)):
             return None
         import agents
