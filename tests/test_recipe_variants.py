@@ -81,6 +81,9 @@ def test_variants_train_through_every_stage_and_are_measured_once(tmp_path, monk
     table = (tmp_path / "out" / "recipe_variants.md").read_text()
     assert "| recipe, seed 2 ✓ |" in table and "| **one-epoch** | one epoch | 512 |" in table
     assert "points against the recipe's seed 1 (the same training seed, 40.00)" in table
+    assert 0.0 <= row["bonus_giveaway"] <= 1.0  # the bonus probe, read out in the summary
+    assert (f"it rerolls a sure five-of-a-kind bonus away in {row['bonus_giveaway']:.1%} of the "
+            "bonus probe's positions") in table
 
     def no_measuring(*args, **kwargs):
         raise AssertionError("measured again")

@@ -42,6 +42,9 @@ def variant_summary(row: Mapping, recipe: Sequence[Mapping]) -> str:
     if same is not None:
         text += (f"; {row['gap'] - same['gap']:+.2f} points against the recipe's seed {seed} "
                  f"(the same training seed, {same['gap']:.2f})")
+    if row.get("bonus_giveaway") is not None:
+        text += (f"; it rerolls a sure five-of-a-kind bonus away in {row['bonus_giveaway']:.1%} "
+                 "of the bonus probe's positions (`dice-env evaluate --regret`)")
     return text + "."
 
 

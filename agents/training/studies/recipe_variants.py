@@ -76,13 +76,19 @@ def measure_variant(game: str, name: str, variant: Mapping, model: Path,
                     eval_games: int) -> dict:
     """The variant's row: the recipe seed's measurement of its final ``model``
     (:func:`measure_seed`: ``gap``/``ci`` on the selection games, ``report``, ``timesteps``,
-    ``train_seconds``) with its name, change, overrides, steps scale and training CPU
-    seconds."""
+    ``train_seconds``) with its name, change, overrides, steps scale, training CPU seconds and
+    ``bonus_giveaway``, the bonus probe's answer
+    (:func:`~agents.evaluation.scorecard_probes.bonus_giveaway`; None where no bonus is paid)."""
+    from agents.evaluation.scorecard_probes import bonus_giveaway
+    from agents.policies.sb3_models import SB3Agent
+
     row = measure_seed(game, variant.get("seed", 0), model, eval_games)
     cpu = curve_rows(model.parent / "eval.csv")[-1].get("train_cpu_seconds")
+    probe = bonus_giveaway(SB3Agent(game, model_path=model), game)
     return {"variant": name, "change": variant["change"], "set": variant.get("set", {}),
             "steps_scale": variant.get("steps_scale", 1), **row,
-            "train_cpu_seconds": float(cpu) if cpu not in (None, "") else None}
+            "train_cpu_seconds": float(cpu) if cpu not in (None, "") else None,
+            "bonus_giveaway": None if probe is None else probe.rate}
 
 
 def earlier_rows(table: Path, game: str, variants: Mapping[str, Mapping],
