@@ -196,12 +196,16 @@ def test_a_full_run_trains_only_the_variants_without_a_row(tmp_path, monkeypatch
     results = Path(__file__).resolve().parent.parent / "results"
     shutil.copy(results / "recipe_variants.json", tmp_path / "recipe_variants.json")
     committed = json.loads((tmp_path / "recipe_variants.json").read_text())["penta"]
+    variants = json.loads(study.variants_file().read_text())
+    variants["penta"]["brand-new"] = {"change": "added after the table", "set": {}}
+    (tmp_path / "variants.json").write_text(json.dumps(variants))
     trained = []
     monkeypatch.setattr(study, "run_stages",
                         lambda game, stages, root, **kw: trained.append(Path(root).name))
-    names = [committed[0]["variant"], "value-norm"]
-    rows = recipe_variants.main(["penta", "--variants", *names, "--run-root",
+    names = [committed[0]["variant"], "brand-new"]
+    rows = recipe_variants.main(["penta", "--variants", *names, "--variants-file",
+                                 str(tmp_path / "variants.json"), "--run-root",
                                  str(tmp_path / "gone"), "--out", str(tmp_path)])
-    assert trained == ["value-norm"]
-    assert rows == committed[:1]  # value-norm is unfinished: nothing was really trained
-    assert "run the same command again to go on): value-norm" in capsys.readouterr().err
+    assert trained == ["brand-new"]
+    assert rows == committed[:1]  # brand-new is unfinished: nothing was really trained
+    assert "run the same command again to go on): brand-new" in capsys.readouterr().err
