@@ -89,6 +89,19 @@ def unavailable(what: str) -> None:
     pytest.skip(f"needs {what}", allow_module_level=True)
 
 
+def train_penta(*args: object) -> dict:
+    """Run ``scripts/train.py penta`` (no progress bar, one thread) with ``args`` from the
+    checkout and return its JSON summary (the last line of its output)."""
+    import json
+    import subprocess
+
+    root = Path(__file__).resolve().parent.parent
+    out = subprocess.run([sys.executable, "scripts/train.py", "penta", "--no-progress",
+                          "--threads", "1", *map(str, args)], cwd=root, capture_output=True,
+                         text=True, check=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
 def need(module: str, install: str) -> ModuleType:
     """Import the optional ``module`` (for a test, or a whole test file at module level); if
     a package is missing, skip -- or fail under CI.  ``install`` says how to get it, such as

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from conftest import need
+from conftest import train_penta as train
 
 need("sb3_contrib", "pip install -e '.[train]'")
 
@@ -17,13 +18,6 @@ TINY = {"env_id": "dice_env/Penta-v0", "family": "scorecard", "num_envs": 8,
                 "gamma": 1.0},
         "eval": {"every_timesteps": 256, "games": 20, "seed": 1},
         "checkpoint_every_timesteps": 256}
-
-
-def train(*args):
-    out = subprocess.run([sys.executable, "scripts/train.py", "penta", "--no-progress",
-                          "--threads", "1", *map(str, args)], cwd=ROOT, capture_output=True,
-                         text=True, check=True).stdout
-    return json.loads(out.strip().splitlines()[-1])
 
 
 def test_resume_is_exact(tmp_path):

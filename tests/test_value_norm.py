@@ -2,17 +2,13 @@
 the auxiliary value head on the policy's embedding (ppo.aux_value_coef)."""
 
 import json
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import need
+from conftest import need, train_penta
 
 need("sb3_contrib", "pip install -e '.[train]'")
 
-ROOT = Path(__file__).resolve().parent.parent
 TINY = {"env_id": "dice_env/Penta-v0", "family": "scorecard", "num_envs": 8,
         "total_timesteps": 768, "reward_scale": 0.01, "trainer": "lean",
         "policy": "structured", "env_kwargs": {"observation": "bonus"},
@@ -92,13 +88,6 @@ def test_the_exported_value_is_in_return_units_and_the_aux_head_is_not_exported(
     assert plain.value_norm is None and plain.aux_head is None
 
 
-def train(*args):
-    out = subprocess.run([sys.executable, "scripts/train.py", "penta", "--no-progress",
-                          "--threads", "1", *map(str, args)], cwd=ROOT, capture_output=True,
-                         text=True, check=True).stdout
-    return json.loads(out.strip().splitlines()[-1])
-
-
 def test_a_resumed_run_with_both_settings_is_exact(tmp_path):
     """Stopped at 256 steps and resumed, a run with value normalisation and the auxiliary
     head ends with the same exported weights as one that never stopped: the statistics and
@@ -109,9 +98,9 @@ def test_a_resumed_run_with_both_settings_is_exact(tmp_path):
     config = tmp_path / "tiny.json"
     config.write_text(json.dumps(TINY))
     a, b = tmp_path / "a", tmp_path / "b"
-    train("--config", config, "--timesteps", 768, "--run-dir", a)
-    train("--config", config, "--timesteps", 256, "--run-dir", b)
-    train("--config", config, "--timesteps", 768, "--run-dir", b, "--resume")
+    train_penta("--config", config, "--timesteps", 768, "--run-dir", a)
+    train_penta("--config", config, "--timesteps", 256, "--run-dir", b)
+    train_penta("--config", config, "--timesteps", 768, "--run-dir", b, "--resume")
     pa = MaskablePPO.load(a / "final.zip").policy.state_dict()
     pb = MaskablePPO.load(b / "final.zip").policy.state_dict()
     assert all(torch.equal(pa[k], pb[k]) for k in pa)

@@ -99,8 +99,9 @@ _STORE_DOC = ("The scaling study's measured points (dice-env report scaling): on
               "of a run, its exact gap on the selection games; kept (committed) because the "
               "snapshots and run folders are not.  'at' is the point asked for, 'timesteps' the "
               "first update at or past it; 'recipe' a digest of the run's scaled stages; "
-              "'by_kind' and 'by_turn' where the gap is lost. 'references': the reference "
-              "player's gap and split on the same games.")
+              "'by_kind', 'by_turn' and 'mistakes' where the gap is lost, 'bonus_giveaway' "
+              "the bonus probe's answer. 'references': the reference player's gap, split and "
+              "probe on the same games.")
 
 
 def load_store(path: Path) -> list[dict]:
@@ -324,6 +325,8 @@ class ScalingStudy:
         rows = [r for r in self.rows(game, [seed]) if "bonus_giveaway" not in r]
         if not rows:
             return
+        from agents.policies.sb3_models import SB3Agent
+
         by_sha = {_sha256(path): path for _, path, _ in self.snapshots(game, seed)}
         finals = {end: self.folder(game, seed, i + 1) / FINAL_NAME
                   for i, end in enumerate(self.ends(game))}
@@ -331,8 +334,6 @@ class ScalingStudy:
             model = by_sha.get(row.get("sha256")) or finals.get(row["timesteps"])
             if model is None or not model.exists():
                 continue
-            from agents.policies.sb3_models import SB3Agent
-
             again = measure_agent(SB3Agent(game, model_path=model), game, row["eval_games"],
                                   seed=row["selection_seed"], split=True)
             add_to_store(self.store, {**row, **again})
@@ -342,15 +343,14 @@ class ScalingStudy:
     def measure_reference(self, game: str) -> dict | None:
         """Measure the game's :data:`REFERENCE` player on the selection games, with the gap's
         split, once (nothing to do when the store has it); returns the row."""
-        games = eval_count(game, self.eval_games)
-        if any(r["game"] == game and r["player"] == REFERENCE and r["eval_games"] == games
-               and r["selection_seed"] == SELECTION_SEED and "bonus_giveaway" in r
-               for r in load_references(self.store)):
+        stored = self.reference(game)
+        if stored is not None and "bonus_giveaway" in stored:
             return None
         import agents
 
         if REFERENCE not in resolve(game).family.players:
             return None
+        games = eval_count(game, self.eval_games)
         row = {"game": game, "player": REFERENCE, "eval_games": games,
                "selection_seed": SELECTION_SEED,
                **measure_agent(agents.make(REFERENCE, game), game, games,
