@@ -123,12 +123,34 @@ def test_snapshots_at_must_be_positive_steps(tmp_path, value):
 
 # -- the study -------------------------------------------------------------------------------
 
+def test_the_committed_store_is_one_recipe_the_scaling_stages_and_not_the_committed_models():
+    """Every row the study has measured and every carried run is of the stages the study scales
+    (scaling_stages.json), kept apart from the committed recipe (stages.json): a change of the
+    committed recipe never mixes another recipe into the curve."""
+    from agents.paths import checkout_models_dir
+    from agents.training.ppo.stages import load_stages, scaled
+    from agents.training.studies.ppo_recipe import recipe_digest
+    from agents.training.studies.scaling import (
+        RUNS,
+        STEPS_SCALE,
+        STORE_NAME,
+        load_store,
+        scaling_stages_file,
+    )
+
+    stages = load_stages(scaling_stages_file())
+    digests = {g: recipe_digest(scaled(stages[g], STEPS_SCALE)) for g in RUNS}
+    rows = load_store(checkout_models_dir() / "carry" / "scaling" / STORE_NAME)
+    assert {r["game"] for r in rows} == set(RUNS)
+    assert all(r["recipe"] == digests[r["game"]] for r in rows)
+
+
 def test_the_documented_points_are_about_six_on_a_log_scale_snapped_to_the_stage_ends():
     from agents.training.ppo.stages import load_stages, scaled, stage_steps
-    from agents.training.studies.scaling import snapshot_points
+    from agents.training.studies.scaling import scaling_stages_file, snapshot_points
 
     for game in ("yahtzee-official", "penta"):
-        ends = [stage_steps(game, s) for s in scaled(load_stages()[game], 10)]
+        ends = [stage_steps(game, s) for s in scaled(load_stages(scaling_stages_file())[game], 10)]
         assert ends == [101_580_800, 300_154_880]
         assert snapshot_points(ends) == [1_000_000, 3_000_000, 10_000_000, 30_000_000, *ends]
     assert snapshot_points([512, 1024], [100, 256, 600, 768, 2000]) == [100, 256, 512, 768, 1024]

@@ -1,7 +1,9 @@
 """The scaling curve of structured PPO: its exact gap against training steps and CPU hours.
 
-Each run is a game's committed recipe (its stages in ``agents/training/ppo/stages.json``) with
-every stage at ``--steps-scale`` times its steps (default 10: yahtzee-official and Penta to
+Each run is a game's recipe as it stood when the study began (its stages in
+``agents/training/ppo/scaling_stages.json``: the committed faster recipe without the bonus-now
+box feature the committed models took since, kept apart so a run stays one recipe) with every
+stage at ``--steps-scale`` times its steps (default 10: yahtzee-official and Penta to
 about 300M steps, stage 1 at a constant learning rate to about 101M, stage 2 annealing to the
 end), from one training seed (``--runs``, default yahtzee-official seeds 0 1 2 and Penta seed
 0), with one torch thread, in ``RUN_ROOT/GAME[-seed<S>]-stage<i>``.  The runs keep their model
@@ -98,7 +100,7 @@ def build_parser(prog: str | None = None) -> OneLineParser:
     parser = command_parser(__doc__, prog)
     parser.add_argument("--runs", nargs="+", type=run_spec, metavar="GAME:SEEDS",
                         default=[(g, tuple(s)) for g, s in RUNS.items()],
-                        help="games with stages in stages.json and their training seeds "
+                        help="games with stages in scaling_stages.json and their training seeds "
                              "(default: " + " ".join(f"{g}:{','.join(map(str, s))}"
                                                      for g, s in RUNS.items()) + ")")
     parser.add_argument("--steps-scale", type=positive_float, default=STEPS_SCALE, metavar="F",
@@ -128,9 +130,8 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> bool:
         check_stage_configs,
         load_stages,
         scaled,
-        stages_file,
     )
-    from agents.training.studies.scaling import STORE_NAME, ScalingStudy
+    from agents.training.studies.scaling import STORE_NAME, ScalingStudy, scaling_stages_file
     from agents.training.threads import set_torch_threads
 
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -140,13 +141,13 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> bool:
     if len(set(games)) != len(games):
         parser.error("argument --runs: name each game once, with all its seeds")
     try:
-        all_stages = load_stages(args.stages)
+        all_stages = load_stages(args.stages or scaling_stages_file())
     except (OSError, ValueError) as err:
         parser.error(str(err))
     missing = [g for g in games if g not in all_stages]
     if missing:
         parser.error(f"argument --runs: no stages for {missing[0]!r} in "
-                     f"{args.stages or stages_file()}; known: {sorted(all_stages)}")
+                     f"{args.stages or scaling_stages_file()}; known: {sorted(all_stages)}")
     stages = {g: scaled(all_stages[g], args.steps_scale) for g in games}
     carry = args.carry
     if carry is None and args.run_root == RUN_ROOT:

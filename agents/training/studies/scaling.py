@@ -1,7 +1,8 @@
 """The scaling curve of structured PPO (issue 45): its exact gap against training steps and time.
 
-Each run is a game's committed recipe (its stages, :mod:`agents.training.ppo.stages`) with every
-stage ending at ``steps_scale`` times its steps (default 10: about 300M steps), from one
+Each run is a game's recipe as it stood when the study began (:func:`scaling_stages_file`: the
+committed faster recipe without the bonus-now box feature the committed models took since) with
+every stage ending at ``steps_scale`` times its steps (default 10: about 300M steps), from one
 training seed, in ``<run_root>/GAME[-seed<S>]-stage<i>``.  The runs keep their model at about
 six points on a log scale of steps (:func:`snapshot_points`: 1M, 3M, 10M, 30M, ... up to the
 last stage's end, every stage's end a point; the config's ``snapshots_at``), and each snapshot
@@ -30,6 +31,7 @@ import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from importlib import resources
 from pathlib import Path
 
 from agents.evaluation.game_sets import SELECTION_SEED
@@ -48,7 +50,7 @@ from dice_env.io import atomic_write_bytes, atomic_write_text
 
 __all__ = ["EVAL_GAMES", "FIRST_POINT", "MANIFEST", "RUNS", "SNAP", "STEPS_SCALE", "STORE_NAME",
            "TABLE", "ScalingStudy", "add_to_store", "load_store", "log_points",
-           "snapshot_points"]
+           "scaling_stages_file", "snapshot_points"]
 
 #: the runs of the documented study: game -> training seeds
 RUNS: dict[str, list[int]] = {"yahtzee-official": [0, 1, 2], "penta": [0]}
@@ -57,6 +59,16 @@ STEPS_SCALE = 10.0
 EVAL_GAMES = 2000
 #: the first point of the log grid (:func:`log_points`)
 FIRST_POINT = 1_000_000
+
+
+def scaling_stages_file() -> Path:
+    """The stages the study scales (``scaling_stages.json``, package data of
+    :mod:`agents.training.ppo`): the committed recipe as it stood when the study began, kept
+    apart from ``stages.json`` so that a run and its measured rows stay one recipe (their
+    ``recipe`` digest) when the committed recipe changes."""
+    return Path(str(resources.files("agents.training.ppo").joinpath("scaling_stages.json")))
+
+
 #: a grid point within this factor of a stage's end is that end (:func:`snapshot_points`)
 SNAP = 1.25
 #: the report's file name, without its suffix (``.md`` and ``.json``)
