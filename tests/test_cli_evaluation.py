@@ -290,6 +290,13 @@ def test_regret_report_runs_small(tmp_path):
     data = json.loads((tmp_path / "regret.json").read_text())
     assert {r["agent"] for r in data["scorecard"]["penta"]} >= {"greedy", "heuristic", "optimal"}
     assert (tmp_path / "regret.png").stat().st_size > 0
+    # every player is probed: the optimum and the heuristic never reroll a sure bonus away, the
+    # random player does in most positions
+    probe = {r["agent"]: r.get("bonus_giveaway") for r in data["scorecard"]["penta"]}
+    assert probe["optimal"] == 0 and probe["heuristic"] == 0 and probe["random"] > 0.5
+    assert "sure bonus rerolled away (probe)" in text and "| optimal | **0.000**" in text
+    row = next(line for line in text.splitlines() if line.startswith("| optimal |"))
+    assert row.endswith(" 0.0% |")
 
 
 def test_committed_regret_md_keeps_its_introduction():

@@ -88,6 +88,6 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> dict:
                                     args.seed)
     command = " ".join(["dice-env report regret", *argv])
     payload = write_regret_report(out, result.scorecard, result.fivethousand, result.solo,
-                                  command)
+                                  command, result.probes)
     print(f"written: {out / 'regret.md'}, regret.json, regret.png")
     return payload

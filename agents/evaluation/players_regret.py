@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agents.evaluation.fivethousand_regret import FiveThousandRegret, fivethousand_gap
+from agents.evaluation.scorecard_probes import BonusProbe, bonus_giveaway
 from agents.evaluation.scorecard_regret import ScorecardRegret, optimality_gap
 from agents.progress import progress_bar, progress_note
 from agents.registry import make
@@ -29,9 +30,12 @@ SOLO_ID = "dice_env/FiveThousandSolo-v0"
 
 @dataclass
 class PlayersRegret:
-    """The regret of every player: by scorecard game, 5000 two-player and 5000 solo."""
+    """The regret of every player: by scorecard game, 5000 two-player and 5000 solo;
+    ``probes``: scorecard game -> player -> its bonus probe (:func:`bonus_giveaway`; games
+    whose rules pay no five-of-a-kind bonus have none)."""
 
     scorecard: dict[str, list[ScorecardRegret]] = field(default_factory=dict)
+    probes: dict[str, dict[str, BonusProbe]] = field(default_factory=dict)
     fivethousand: list[FiveThousandRegret] = field(default_factory=list)
     solo: list[FiveThousandRegret] = field(default_factory=list)
 
@@ -49,7 +53,8 @@ def regret_of_every_player(scorecard_games: Sequence[str] = GAMES, games: int = 
                            fivethousand_games: int = 4000, seed: int = 0,
                            note: Callable[[str], object] = progress_note) -> PlayersRegret:
     """Measure every player (``games`` scorecard games each; ``fivethousand_games`` 5000
-    games per mode, 0 leaves 5000 out); each result is also said through ``note``."""
+    games per mode, 0 leaves 5000 out), each scorecard player also by the bonus probe; each
+    result is also said through ``note``."""
     result = PlayersRegret()
     for game in scorecard_games:
         optimal = make("optimal", game)
@@ -60,6 +65,10 @@ def regret_of_every_player(scorecard_games: Sequence[str] = GAMES, games: int = 
                 continue
             rows.append(optimality_gap(agent, game, games, seed, optimal=optimal, name=name))
             note(rows[-1].format_text())
+            probe = bonus_giveaway(agent, game)
+            if probe is not None:
+                result.probes.setdefault(game, {})[name] = probe
+                note(probe.format_text())
             if name in DICE_AVERAGED:
                 rows.append(optimality_gap(agent, game, games, seed, optimal=optimal,
                                            dice_averaged=True, name=f"{name} (dice-averaged)"))
