@@ -149,8 +149,16 @@ def test_the_bonus_feature_is_the_bonus_the_rules_pay_for_scoring_now(game):
     net = StructuredActorCritic(obs.shape[1], game, bonus_feature=True, linear_term=True)
     logp, _ = net(torch.as_tensor(obs), torch.as_tensor(mask))
     assert torch.isfinite(logp[torch.as_tensor(mask)]).all()
-    with pytest.raises(ValueError, match="drop bonus_feature or pure"):
-        StructuredActorCritic(obs.shape[1], game, bonus_feature=True, pure=True)
+    # the pure agent's box points become all that scoring there earns: the bonus included
+    basic = torch.as_tensor(obs[:, :observation_size(rules)])
+    pure = PureActionFeatures(rules).box_features(basic).numpy()
+    pure_bonus = PureActionFeatures(rules, bonus_now=True)
+    with_points = pure_bonus.box_features(basic).numpy()
+    assert pure_bonus.n_box_features == len(pure_box_feature_names(rules)) == pure.shape[-1]
+    np.testing.assert_allclose(with_points[..., 1], pure[..., 1] + boxes[..., -1], atol=1e-6)
+    np.testing.assert_array_equal(np.delete(with_points, 1, -1), np.delete(pure, 1, -1))
+    net = StructuredActorCritic(obs.shape[1], game, bonus_feature=True, pure=True)
+    assert net.mlp_extractor.features.bonus_now
 
 
 @pytest.mark.parametrize("game,encoding", [("yahtzee-official", "counts"),

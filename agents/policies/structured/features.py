@@ -266,10 +266,14 @@ class ScorecardActionFeatures(nn.Module):
                               open_ * (points == 0).to(obs.dtype)], dim=-1),
                  upper, self.box_identity.expand(len(obs), b, b)]
         if self.bonus_now:
-            fifty = (obs[:, self._fifty] > 0.5).to(obs.dtype)
-            bonus = self.five_bonus[self.rolls(obs)] * fifty
-            parts.append((open_ * bonus[:, None])[..., None])
+            parts.append((open_ * self._bonus_now(obs)[:, None])[..., None])
         return torch.cat(parts, dim=-1)
+
+    def _bonus_now(self, obs: torch.Tensor) -> torch.Tensor:
+        """``(N,)`` the five-of-a-kind bonus (/ 50) that scoring the dice earns now: five of a
+        kind with the five-of-a-kind box holding 50."""
+        fifty = (obs[:, self._fifty] > 0.5).to(obs.dtype)
+        return self.five_bonus[self.rolls(obs)] * fifty
 
     @torch.no_grad()
     def open_box_features(self, obs: torch.Tensor) -> tuple[torch.Tensor, ...]:
@@ -318,10 +322,14 @@ class PureActionFeatures(ScorecardActionFeatures):
     upper-bonus par or slack: what the dice can become and what a box is worth later are left
     for the network to learn.  The same interface as :class:`ScorecardActionFeatures`, so the
     structured network runs on either.
+
+    ``bonus_now``: a box's points are all that scoring the dice there earns now, the
+    five-of-a-kind bonus included (the score sheet pays both at once); no column is added.
     """
 
-    def __init__(self, rules: Rules, hold_encoding: str = "counts") -> None:
-        super().__init__(rules, reroll_features=False)
+    def __init__(self, rules: Rules, hold_encoding: str = "counts",
+                 bonus_now: bool = False) -> None:
+        super().__init__(rules, reroll_features=False, bonus_now=bonus_now)
         self.n_hold_features = len(pure_hold_feature_names(hold_encoding))
         self.n_box_features = len(pure_box_feature_names(rules))
         if hold_encoding == "counts":
@@ -361,5 +369,7 @@ class PureActionFeatures(ScorecardActionFeatures):
         b = self.n_boxes
         open_ = (obs[:, self._open] > 0.5).to(obs.dtype)
         points = obs[:, self._points]
+        if self.bonus_now:
+            points = points + open_ * self._bonus_now(obs)[:, None]
         return torch.cat([torch.stack([open_, points], dim=-1),
                           self.box_identity.expand(len(obs), b, b)], dim=-1)

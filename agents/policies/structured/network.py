@@ -54,7 +54,7 @@ MASKED_LOGIT = -1e8
 #: ``pure``: only what a player sees at the table describes an action
 #: (:class:`~.features.PureActionFeatures`, its holds written as ``hold_encoding`` says;
 #: ``reroll_features`` then does not apply); ``bonus_feature``: the box features end with the
-#: five-of-a-kind bonus that scoring earns now (not with ``pure``)
+#: five-of-a-kind bonus that scoring earns now (with ``pure``: a box's points include it)
 DEFAULTS: dict = {"state_hidden": [256], "action_hidden": [32], "value_hidden": [256, 256],
                   "action_activation": "relu", "linear_term": False, "reroll_features": True,
                   "pure": False, "hold_encoding": "counts", "bonus_feature": False}
@@ -113,10 +113,8 @@ class StructuredHeads(nn.Module):
         super().__init__()
         o = network_options(DEFAULTS, options)
         rules = coerce_rules(rules)
-        if o["pure"] and o["bonus_feature"]:
-            raise ValueError("bonus_feature: the pure policy's boxes are described by what a "
-                             "player sees (open, points, which box); drop bonus_feature or pure")
-        self.features = (PureActionFeatures(rules, o["hold_encoding"]) if o["pure"]
+        self.features = (PureActionFeatures(rules, o["hold_encoding"], o["bonus_feature"])
+                         if o["pure"]
                          else ScorecardActionFeatures(rules, o["reroll_features"],
                                                       o["bonus_feature"]))
         self.trunk = mlp([n_obs, *o["state_hidden"]])
