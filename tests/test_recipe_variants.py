@@ -80,7 +80,7 @@ def test_variants_train_through_every_stage_and_are_measured_once(tmp_path, monk
     assert read_checkpoint(last)["extra"]["config"]["ppo"]["n_epochs"] == 1
     table = (tmp_path / "out" / "recipe_variants.md").read_text()
     assert "| recipe, seed 2 ✓ |" in table and "| **one-epoch** | one epoch | 512 |" in table
-    assert "points against the recipe's seed 1 (the same training seed, 40.00)" in table
+    assert "points against its seed 1 (the same training seed, 40.00)" in table
     assert 0.0 <= row["bonus_giveaway"] <= 1.0  # the bonus probe, read out in the summary
     assert (f"it rerolls a sure five-of-a-kind bonus away in {row['bonus_giveaway']:.1%} of the "
             "bonus probe's positions") in table
@@ -109,11 +109,48 @@ def test_the_table_says_where_a_variant_falls_against_the_seeds(gap, where):
            "train_cpu_seconds": 300.0}
     text = recipe_variants_markdown("penta", [row], recipe, "cmd", 2000,
                                     [{"timesteps": 30}])
-    assert f"{where} the recipe's seeds' range 5.94–6.29" in text
-    assert f"{gap - 6.29:+.2f} points against the recipe's seed 0" in text
+    assert f"{where} the range of the recipe's seeds, 5.94–6.29" in text
+    assert f"{gap - 6.29:+.2f} points against its seed 0 (the same training seed, 6.29)" in text
     assert "| recipe, seed 1 ✓ | the committed recipe | 30 | — | — | — | 5.95 [5.45, 6.45] | " \
            "6.86 [6.28, 7.44] |" in text
     assert "| 10 min | 5 min | 20000000 |" in text
+
+
+def test_a_variant_of_an_earlier_recipe_is_read_against_the_seed_runs_it_names():
+    """A variant measured before the recipe changed names the runs of that recipe's seeds
+    (``against``): its summary and the ablations' full-budget row read it against them, not
+    against the committed recipe's seeds."""
+    from agents.evaluation.reports.ablations import full_budget_lines
+
+    recipe = [{"seed": s, "timesteps": 30, "gap": g, "ci": [g - 0.2, g + 0.2]}
+              for s, g in ((0, 4.80), (1, 4.76), (2, 4.75))]
+    old = [{"variant": f"old-{s}", "change": "c", "seed": s, "timesteps": 30, "gap": g,
+            "ci": [g - 0.4, g + 0.4]} for s, g in ((0, 5.90), (1, 5.48), (2, 5.64))]
+    lever = {"variant": "lever", "change": "c", "timesteps": 30, "gap": 5.53,
+             "ci": [5.15, 5.90], "against": [r["variant"] for r in old]}
+    text = recipe_variants_markdown("penta", [*old, lever], recipe, "cmd", 2000,
+                                    [{"timesteps": 30}])
+    assert ("**lever**: gap 5.53 on the selection games, within the range of the seeds it is "
+            "read against (old-0, old-1, old-2), 5.48–5.90; -0.37 points against its seed 0 "
+            "(the same training seed, 5.90)") in text
+    # the old runs themselves name nothing: read against the committed recipe
+    assert "**old-1**: gap 5.48 on the selection games, above (worse than) the range of the " \
+           "recipe's seeds, 4.75–4.80; +0.72 points against its seed 1" in text
+    row = next(line for line in full_budget_lines(recipe, [*old, lever])
+               if line.startswith("| lever |"))
+    assert row.endswith("| -0.37 to +0.05 |")
+
+
+def test_a_variant_may_only_name_other_variants_of_its_game(tmp_path):
+    from agents.training.studies.recipe_variants import load_variants
+
+    path = tmp_path / "variants.json"
+    path.write_text(json.dumps({"penta": {"a": {"change": "c", "against": ["b"]}}}))
+    with pytest.raises(ValueError, match="'against', a list of other variants of penta"):
+        load_variants(path)
+    path.write_text(json.dumps({"penta": {"a": {"change": "c"},
+                                          "b": {"change": "c", "against": ["a"]}}}))
+    assert load_variants(path)["penta"]["b"]["against"] == ["a"]
 
 
 def test_ablations_table_written_again_with_the_full_budget(tmp_path):

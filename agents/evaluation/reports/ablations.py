@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from agents.evaluation.reports.recipe_variants import baseline
+
 __all__ = ["ablations_markdown", "full_budget_lines", "seeds_cell"]
 
 
@@ -61,19 +63,25 @@ def ablations_markdown(game: str, rows: Sequence[dict], command: str,
 
 
 def full_budget_lines(recipe: Sequence[Mapping], variants: Sequence[Mapping]) -> list[str]:
-    """The section on the full recipe: each variant's gap beside the recipe's seeds'."""
+    """The section on the full recipe: each variant's gap beside the seeds it is read against
+    (:func:`~agents.evaluation.reports.recipe_variants.baseline`: the recipe's, or those of
+    the recipe of its day)."""
     low, high = min(r["gap"] for r in recipe), max(r["gap"] for r in recipe)
     lines = ["", "## At the full budget", "",
              "The same levers through the whole recipe of the committed model "
              "(`agents/training/ppo/stages.json`), from training seed 0, each measured by its "
              "exact gap on the selection games like the recipe's own "
              f"{len(recipe)} seeds (`results/recipe_variants.md`, `dice-env train variants`; "
-             f"the report games' figures are there too), which reach {low:.2f}–{high:.2f}.",
+             f"the report games' figures are there too), which reach {low:.2f}–{high:.2f}. "
+             "A variant measured before the recipe last changed is read against the seed runs "
+             "it names (`results/recipe_variants.md`).",
              "",
-             "| variant | change | steps | gap to the optimum (95 % CI) | against the recipe's "
+             "| variant | change | steps | gap to the optimum (95 % CI) | against its recipe's "
              "seeds |", "|---|---|---:|---:|---:|"]
     for r in variants:
         low_ci, high_ci = r["ci"]
+        seeds, _ = baseline(r, recipe, variants)
+        low, high = min(s["gap"] for s in seeds), max(s["gap"] for s in seeds)
         lines.append(f"| {r['variant']} | {r['change']} | {r['timesteps']:,} | "
                      f"**{r['gap']:.2f}** [{low_ci:.2f}, {high_ci:.2f}] | "
                      f"{r['gap'] - high:+.2f} to {r['gap'] - low:+.2f} |")

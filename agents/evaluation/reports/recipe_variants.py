@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from agents.evaluation.game_sets import REPORT_SEED, SELECTION_SEED
 from agents.evaluation.reports.seeds import gap_cell, median_seed
 
-__all__ = ["recipe_variants_markdown", "time_frontier", "variant_summary"]
+__all__ = ["baseline", "recipe_variants_markdown", "time_frontier", "variant_summary"]
 
 
 def _gap(r: Mapping | None) -> str:
@@ -29,18 +29,33 @@ def _per_step(r: Mapping) -> str:
     return "—" if cpu is None else f"{1e6 * cpu / r['timesteps']:.0f}"
 
 
-def variant_summary(row: Mapping, recipe: Sequence[Mapping]) -> str:
-    """One sentence: the variant's gap against the recipe's seed of the same training seed
-    (0 unless the variant says) and the range of the recipe's seeds on the selection games."""
-    low, high = min(r["gap"] for r in recipe), max(r["gap"] for r in recipe)
+def baseline(row: Mapping, recipe: Sequence[Mapping],
+             rows: Sequence[Mapping] = ()) -> tuple[list[Mapping], str]:
+    """The seed rows a variant's ``row`` is read against, and what they are called: the rows
+    of ``rows`` its ``against`` names (a recipe the committed one has moved on from), else the
+    recipe's seeds."""
+    names = list(row.get("against") or [])
+    seeds = [r for r in rows if r["variant"] in names]
+    if names and len(seeds) == len(names):
+        return seeds, f"the seeds it is read against ({', '.join(names)})"
+    return list(recipe), "the recipe's seeds"
+
+
+def variant_summary(row: Mapping, recipe: Sequence[Mapping],
+                    rows: Sequence[Mapping] = ()) -> str:
+    """One sentence: the variant's gap against the seed of the same training seed (0 unless
+    the variant says) and the range of the seeds it is read against (:func:`baseline`: the
+    recipe's, or those it names among ``rows``) on the selection games."""
+    seeds, name = baseline(row, recipe, rows)
+    low, high = min(r["gap"] for r in seeds), max(r["gap"] for r in seeds)
     seed = row.get("seed", 0)
-    same = next((r for r in recipe if r["seed"] == seed), None)
+    same = next((r for r in seeds if r.get("seed", 0) == seed), None)
     where = ("below (better than)" if row["gap"] < low else
              "within" if row["gap"] <= high else "above (worse than)")
-    text = (f"**{row['variant']}**: gap {row['gap']:.2f} on the selection games, {where} the "
-            f"recipe's seeds' range {low:.2f}–{high:.2f}")
+    text = (f"**{row['variant']}**: gap {row['gap']:.2f} on the selection games, {where} "
+            f"the range of {name}, {low:.2f}–{high:.2f}")
     if same is not None:
-        text += (f"; {row['gap'] - same['gap']:+.2f} points against the recipe's seed {seed} "
+        text += (f"; {row['gap'] - same['gap']:+.2f} points against its seed {seed} "
                  f"(the same training seed, {same['gap']:.2f})")
     if row.get("bonus_giveaway") is not None:
         text += (f"; it rerolls a sure five-of-a-kind bonus away in {row['bonus_giveaway']:.1%} "
@@ -64,7 +79,11 @@ def recipe_variants_markdown(game: str, rows: Sequence[Mapping], recipe: Sequenc
              f"games, on the selection games (evaluation seed {SELECTION_SEED}) and on the "
              f"report games (evaluation seed {REPORT_SEED:,}), in points of expected final "
              "score (lower is better). The recipe's seeds (rows *recipe*) give the spread a "
-             "change must be read against; ✓ marks the committed model, measured on the report "
+             "change must be read against -- or, for a variant measured before the recipe last "
+             "changed, the seed runs it names (`against` in variants.json: those of the "
+             "recipe it changed, or of the one closest to it), the variant pinning that "
+             "recipe's settings in its overrides so that it trains as it was measured; "
+             "✓ marks the committed model, measured on the report "
              "games. Training time is the run's learning curve's: wall-clock, and the CPU "
              "seconds of its one torch thread (the time it would take alone on one core; "
              "wall-clock also counts the other jobs of a shared 2-core machine). Learning "
@@ -84,7 +103,7 @@ def recipe_variants_markdown(game: str, rows: Sequence[Mapping], recipe: Sequenc
                      f"{_minutes(r.get('train_cpu_seconds'))} | {_per_step(r)} | "
                      f"**{_gap(r)}** | {_gap(r.get('report'))} |")
     if recipe and rows:
-        lines += ["", *(f"- {variant_summary(r, recipe)}" for r in rows)]
+        lines += ["", *(f"- {variant_summary(r, recipe, rows)}" for r in rows)]
     timed = time_frontier(rows)
     if timed:
         lines += ["", "## At equal training time", "",

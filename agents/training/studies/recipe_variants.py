@@ -36,7 +36,7 @@ __all__ = ["TABLE", "VARIANT_KEYS", "earlier_rows", "load_variants",
 #: the table's file name, without its suffix (``.md`` and ``.json``)
 TABLE = "recipe_variants"
 #: what a variant may hold
-VARIANT_KEYS = {"change", "set", "steps_scale", "seed"}
+VARIANT_KEYS = {"change", "set", "steps_scale", "seed", "against"}
 
 
 def variants_file() -> Path:
@@ -46,8 +46,9 @@ def variants_file() -> Path:
 
 def load_variants(path: Path | None = None) -> dict[str, dict[str, dict]]:
     """game -> variant name -> its definition (``change``; ``set``, ``steps_scale``, the
-    training ``seed``, default 0),
-    checked: ``ValueError`` naming the file and the variant for a malformed one."""
+    training ``seed``, default 0, and ``against``: the variants whose runs are the seeds of the
+    recipe it was measured against, when that is not the committed one), checked:
+    ``ValueError`` naming the file and the variant for a malformed one."""
     path = Path(path) if path is not None else variants_file()
     data = json.loads(path.read_text())
     games = {g: v for g, v in data.items() if not g.startswith("_")}
@@ -56,13 +57,17 @@ def load_variants(path: Path | None = None) -> dict[str, dict[str, dict]]:
             unknown = sorted(set(variant) - VARIANT_KEYS)
             scale = variant.get("steps_scale", 1)
             seed = variant.get("seed", 0)
+            against = variant.get("against", [])
             if (unknown or not isinstance(variant.get("change"), str)
+                    or not isinstance(against, list)
+                    or any(a not in variants or a == name for a in against)
                     or not isinstance(variant.get("set", {}), dict)
                     or not isinstance(scale, (int, float)) or scale <= 0
                     or not isinstance(seed, int) or isinstance(seed, bool) or seed < 0):
                 raise ValueError(f"{path}: {game} variant {name!r} needs a 'change' text and "
-                                 "at most a 'set' object, a positive 'steps_scale' and a "
-                                 f"training 'seed' from 0 (unknown keys: {unknown})")
+                                 "at most a 'set' object, a positive 'steps_scale', a "
+                                 "training 'seed' from 0 and 'against', a list of other "
+                                 f"variants of {game} (unknown keys: {unknown})")
     return games
 
 
@@ -85,17 +90,24 @@ def measure_variant(game: str, name: str, variant: Mapping, model: Path,
     row = measure_seed(game, variant.get("seed", 0), model, eval_games)
     cpu = curve_rows(model.parent / "eval.csv")[-1].get("train_cpu_seconds")
     probe = bonus_giveaway(SB3Agent(game, model_path=model), game)
-    return {"variant": name, "change": variant["change"], "set": variant.get("set", {}),
+    return {"variant": name, **described(variant), "set": variant.get("set", {}),
             "steps_scale": variant.get("steps_scale", 1), **row,
             "train_cpu_seconds": float(cpu) if cpu not in (None, "") else None,
             "bonus_giveaway": None if probe is None else probe.rate}
+
+
+def described(variant: Mapping) -> dict:
+    """What a row says of its variant besides its numbers: its ``change`` and the variants it
+    is read ``against`` (taken from ``variants.json`` again for an earlier row)."""
+    return {"change": variant["change"], "against": list(variant.get("against", []))}
 
 
 def earlier_rows(table: Path, game: str, variants: Mapping[str, Mapping],
                  stages: list[dict], eval_games: int) -> dict[str, dict]:
     """The rows of ``game`` an earlier run wrote into ``table`` (a ``recipe_variants.json``),
     variant -> row, keeping only those measured as this run would measure them: the same
-    overrides and steps scale, the variant's last stage's steps, as many games."""
+    overrides and steps scale, the variant's last stage's steps, as many games (its change and
+    ``against`` read again from ``variants``)."""
     try:
         rows = json.loads(Path(table).read_text()).get(game, [])
     except (OSError, ValueError, AttributeError):
@@ -108,7 +120,7 @@ def earlier_rows(table: Path, game: str, variants: Mapping[str, Mapping],
                 and row.get("seed", 0) == variant.get("seed", 0)
                 and row.get("eval_games") == eval_count(game, eval_games)
                 and row.get("timesteps") == stage_steps(game, variant_stages(stages, variant)[-1])):
-            out[row["variant"]] = row
+            out[row["variant"]] = {**row, **described(variant)}
     return out
 
 
