@@ -299,6 +299,19 @@ def test_regret_report_runs_small(tmp_path):
     assert row.endswith(" 0.0% |")
 
 
+def test_the_regret_report_seeds_its_players_so_a_random_row_is_the_same_in_every_run(monkeypatch):
+    from agents.evaluation import players_regret
+
+    monkeypatch.setattr(players_regret, "AGENTS", ["random"])
+    monkeypatch.setattr(players_regret, "FIVE_THOUSAND_AGENTS", ["random"])
+
+    def measure():
+        r = players_regret.regret_of_every_player(["penta"], 4, 2, seed=7, note=lambda _: None)
+        return r.scorecard["penta"][0].gap, r.fivethousand[0].gap
+
+    assert measure() == measure()
+
+
 def test_committed_regret_md_keeps_its_introduction():
     from agents.evaluation.reports.regret import INTRODUCTION
 

@@ -40,13 +40,17 @@ class PlayersRegret:
     solo: list[FiveThousandRegret] = field(default_factory=list)
 
 
-def _make(name: str, game: str, note: Callable[[str], object]) -> Any | None:
-    """The player, or ``None`` with a note when it is not available for this game."""
+def _make(name: str, game: str, note: Callable[[str], object], seed: int) -> Any | None:
+    """The player, seeded with ``seed`` (a random player's choices are then the same in every
+    run), or ``None`` with a note when it is not available for this game."""
     try:
-        return make(name, game)
+        agent = make(name, game)
     except (ImportError, FileNotFoundError, ValueError) as err:
         note(f"skipping {name} on {game}: {err}")
         return None
+    if callable(getattr(agent, "seed", None)):
+        agent.seed(seed)
+    return agent
 
 
 def regret_of_every_player(scorecard_games: Sequence[str] = GAMES, games: int = 2000,
@@ -60,7 +64,7 @@ def regret_of_every_player(scorecard_games: Sequence[str] = GAMES, games: int = 
         optimal = make("optimal", game)
         rows = result.scorecard[game] = []
         for name in progress_bar(AGENTS, desc=game):
-            agent = optimal if name == "optimal" else _make(name, game, note)
+            agent = optimal if name == "optimal" else _make(name, game, note, seed)
             if agent is None:
                 continue
             rows.append(optimality_gap(agent, game, games, seed, optimal=optimal, name=name))
@@ -76,12 +80,12 @@ def regret_of_every_player(scorecard_games: Sequence[str] = GAMES, games: int = 
     if fivethousand_games:
         optimal = make("optimal", "fivethousand")
         for name in progress_bar(FIVE_THOUSAND_AGENTS, desc="5000"):
-            agent = optimal if name == "optimal" else _make(name, "fivethousand", note)
+            agent = optimal if name == "optimal" else _make(name, "fivethousand", note, seed)
             if agent is not None:
                 result.fivethousand.append(fivethousand_gap(agent, fivethousand_games, seed,
                                                             optimal=optimal, name=name))
                 note(result.fivethousand[-1].format_text())
-            agent = optimal if name == "optimal" else _make(name, SOLO_ID, note)
+            agent = optimal if name == "optimal" else _make(name, SOLO_ID, note, seed)
             if agent is not None:
                 try:
                     result.solo.append(fivethousand_gap(agent, fivethousand_games, seed,
