@@ -81,8 +81,8 @@ def full_budget_lines(recipe: Sequence[Mapping], variants: Sequence[Mapping]) ->
     for r in variants:
         low_ci, high_ci = r["ci"]
         seeds, _ = baseline(r, recipe, variants)
-        low, high = min(s["gap"] for s in seeds), max(s["gap"] for s in seeds)
+        best, worst = min(s["gap"] for s in seeds), max(s["gap"] for s in seeds)
         lines.append(f"| {r['variant']} | {r['change']} | {r['timesteps']:,} | "
                      f"**{r['gap']:.2f}** [{low_ci:.2f}, {high_ci:.2f}] | "
-                     f"{r['gap'] - high:+.2f} to {r['gap'] - low:+.2f} |")
+                     f"{r['gap'] - worst:+.2f} to {r['gap'] - best:+.2f} |")
     return lines

@@ -43,9 +43,10 @@ __all__ = ["STAGE_KEYS", "check_stage_configs", "run_stages", "stage_args", "sta
 STAGE_KEYS = ("timesteps", "set", "config")
 
 
-def stages_file() -> Path:
-    """The committed ``stages.json`` (package data of :mod:`agents.training.ppo`)."""
-    return Path(str(resources.files("agents.training.ppo").joinpath("stages.json")))
+def stages_file(name: str = "stages.json") -> Path:
+    """A committed stages file (package data of :mod:`agents.training.ppo`): the committed
+    models' ``stages.json``, or another by ``name`` (the scaling study's)."""
+    return Path(str(resources.files("agents.training.ppo").joinpath(name)))
 
 
 def stage_config(value: str) -> Path:

@@ -31,7 +31,6 @@ import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 
 from agents.evaluation.game_sets import SELECTION_SEED
@@ -43,7 +42,13 @@ from agents.training.ppo.checkpoints import (
     read_learning_curve,
 )
 from agents.training.ppo.runs import checkpoint_timesteps
-from agents.training.ppo.stages import run_stages, stage_dir, stage_steps, with_settings
+from agents.training.ppo.stages import (
+    run_stages,
+    stage_dir,
+    stage_steps,
+    stages_file,
+    with_settings,
+)
 from agents.training.studies.measure import measure_agent
 from agents.training.studies.ppo_recipe import eval_count, recipe_digest
 from dice_env.io import atomic_write_bytes, atomic_write_text
@@ -59,16 +64,6 @@ STEPS_SCALE = 10.0
 EVAL_GAMES = 2000
 #: the first point of the log grid (:func:`log_points`)
 FIRST_POINT = 1_000_000
-
-
-def scaling_stages_file() -> Path:
-    """The stages the study scales (``scaling_stages.json``, package data of
-    :mod:`agents.training.ppo`): the committed recipe as it stood when the study began, kept
-    apart from ``stages.json`` so that a run and its measured rows stay one recipe (their
-    ``recipe`` digest) when the committed recipe changes."""
-    return Path(str(resources.files("agents.training.ppo").joinpath("scaling_stages.json")))
-
-
 #: a grid point within this factor of a stage's end is that end (:func:`snapshot_points`)
 SNAP = 1.25
 #: the report's file name, without its suffix (``.md`` and ``.json``)
@@ -79,6 +74,14 @@ STORE_NAME = "measured.json"
 REFERENCE = "heuristic"
 #: a carried run's description, in its carry folder
 MANIFEST = "carry.json"
+
+
+def scaling_stages_file() -> Path:
+    """The stages the study scales (``scaling_stages.json`` beside ``stages.json``): the
+    committed recipe as it stood when the study began, kept apart from ``stages.json`` so that
+    a run and its measured rows stay one recipe (their ``recipe`` digest) when the committed
+    recipe changes."""
+    return stages_file("scaling_stages.json")
 
 
 def log_points(last: int, first: int = FIRST_POINT) -> list[int]:
