@@ -18,6 +18,7 @@ torch = need("torch", "pip install -e '.[train]'")
 from agents.policies.structured.features import (  # noqa: E402
     PureActionFeatures,
     ScorecardActionFeatures,
+    afterstate_names,
     box_feature_names,
     hold_feature_names,
     pure_box_feature_names,
@@ -32,7 +33,12 @@ from dice_env.scorecard.observation import (  # noqa: E402
     observation_size,
     observation_slices,
 )
-from dice_env.scorecard.rules import FIVE_FIFTY, box_outcomes, get_rules  # noqa: E402
+from dice_env.scorecard.rules import (  # noqa: E402
+    FIVE_FIFTY,
+    box_outcomes,
+    five_state_after,
+    get_rules,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -159,6 +165,49 @@ def test_the_bonus_feature_is_the_bonus_the_rules_pay_for_scoring_now(game):
     np.testing.assert_array_equal(np.delete(with_points, 1, -1), np.delete(pure, 1, -1))
     net = StructuredActorCritic(obs.shape[1], game, bonus_feature=True, pure=True)
     assert net.mlp_extractor.features.bonus_now
+
+
+@pytest.mark.parametrize("game", ["penta", "yahtzee-official", "dice-poker"])
+def test_afterstates_are_the_scorecard_the_rules_leave(game):
+    """The afterstate of each open box is the scorecard part of the observation the rules give
+    after scoring the dice there (open boxes, capped upper total, five-of-a-kind state, turn:
+    box_outcomes, five_state_after and encode_observation), and the afterstate scorer adds
+    one shared score of it to each box's logit."""
+    rules = get_rules(game)
+    obs, mask = random_states(rules, 64, seed=6)
+    features = ScorecardActionFeatures(rules)
+    o = torch.as_tensor(obs)
+    rows, boxes, _, _ = features.open_box_features(o)
+    after = features.afterstates(o, rows, boxes).numpy()
+    assert after.shape == (len(rows), len(afterstate_names(rules)))
+    s = observation_slices(rules)
+    card = np.r_[s["open"], s["upper_progress"], s["five_state"], s["turn"]]
+    for row, box, got in zip(rows.tolist(), boxes.tolist(), after, strict=True):
+        state = decode_observation(rules, obs[row, :observation_size(rules)])
+        _, points, _ = box_outcomes(rules, state["roll"], state["open"], state["five_state"])
+        open_after = state["open"].copy()
+        open_after[box] = False
+        upper = state["upper_capped"] + (points[0, box] if box < 6 else 0)
+        five = five_state_after(rules, state["five_state"], box, points[0, box])
+        want = encode_observation(rules, state["dice"][None], state["roll"][None],
+                                  np.zeros(1, int), open_after[None], np.zeros((1, rules.n_boxes)),
+                                  np.array([upper]), np.atleast_1d(five))[0]
+        np.testing.assert_allclose(got, want[card], atol=1e-6)
+    net = StructuredActorCritic(obs.shape[1], game, afterstate_hidden=[16])
+    plain = StructuredActorCritic(obs.shape[1], game)
+    plain.load_state_dict({k: v for k, v in net.state_dict().items()
+                           if not k.startswith("mlp_extractor.afterstate.")})
+    for p in net.mlp_extractor.afterstate.parameters():
+        p.data.normal_(0, 0.3)
+    with torch.no_grad():
+        logits = net.mlp_extractor.forward_actor(o)
+        base = plain.mlp_extractor.forward_actor(o)
+        scores = net.mlp_extractor.afterstate(torch.as_tensor(after))
+    np.testing.assert_allclose(logits[:, :32].numpy(), base[:, :32].numpy(), atol=1e-6)
+    np.testing.assert_allclose((logits - base)[:, 32:][rows, boxes].numpy(), scores.numpy(),
+                               atol=1e-5)
+    logp, _ = net(o, torch.as_tensor(mask))
+    assert torch.isfinite(logp[torch.as_tensor(mask)]).all()
 
 
 @pytest.mark.parametrize("game,encoding", [("yahtzee-official", "counts"),

@@ -30,6 +30,9 @@ roll after rerolling the rest of a keep) and of :mod:`dice_env.scorecard.rules` 
   box it is (one-hot); and, with ``bonus_now``, the five-of-a-kind bonus that scoring the dice
   earns now (the bonus ``/ 50`` when they are five of a kind and that box holds 50: the same in
   every box, so it weighs scoring now against a reroll that would give it up).
+* **afterstates** (:func:`afterstate_names`, read by the network's ``afterstate_hidden``
+  scorer): the scorecard a box leaves -- open boxes, upper progress, five-of-a-kind state and
+  turn after scoring the dice there, the sheet's bookkeeping of that one move.
 
 The tables are built once per :class:`~dice_env.scorecard.rules.Rules` (:func:`feature_tables`)
 and held as non-persistent buffers, so a model's ``state_dict`` holds its weights only.
@@ -46,11 +49,11 @@ from torch import nn
 
 from dice_env import dice as D
 from dice_env.scorecard.observation import observation_slices
-from dice_env.scorecard.rules import UPPER_KINDS, Rules
+from dice_env.scorecard.rules import FIVE_FIFTY, FIVE_ZERO, UPPER_KINDS, Rules
 
-__all__ = ["FeatureTables", "PureActionFeatures", "ScorecardActionFeatures", "box_feature_names",
-           "feature_tables", "hold_feature_names", "keep_statistics", "pure_box_feature_names",
-           "pure_hold_feature_names"]
+__all__ = ["FeatureTables", "PureActionFeatures", "ScorecardActionFeatures", "afterstate_names",
+           "box_feature_names", "feature_tables", "hold_feature_names", "keep_statistics",
+           "pure_box_feature_names", "pure_hold_feature_names"]
 
 #: the features of the kept dice themselves (one per entry of :func:`keep_statistics`)
 KEEP_NAMES = ("count_1", "count_2", "count_3", "count_4", "count_5", "count_6", "kept",
@@ -81,6 +84,12 @@ def _longest_run(counts: np.ndarray) -> np.ndarray:
         run = np.where(counts[:, f] > 0, run + 1, 0)
         best = np.maximum(best, run)
     return best
+
+
+def afterstate_names(rules: Rules) -> list[str]:
+    """The entries of :meth:`ScorecardActionFeatures.afterstates`: the scorecard a box leaves."""
+    return [*(f"open:{b}" for b in rules.boxes), "upper_progress", "five_open", "five_fifty",
+            "five_zero", "turn"]
 
 
 def keep_statistics(counts: np.ndarray) -> np.ndarray:
@@ -171,6 +180,9 @@ class ScorecardActionFeatures(nn.Module):
         self._points = s["box_points"]
         self._upper = s["upper_progress"].start
         self._fifty = s["five_state"].start + 1
+        self._five_state = s["five_state"]
+        self._turn = s["turn"].start
+        self._five_box = rules.five_kind_box
         self._rolls_left = s["rolls_left"]
         self.threshold = float(rules.upper_bonus_threshold)
         for name, value in (("hold_table", t.hold_table), ("roll_by_code", t.roll_by_code),
@@ -179,6 +191,7 @@ class ScorecardActionFeatures(nn.Module):
                             ("canonical_of", t.canonical_of),
                             ("code_weights", 6 ** np.arange(D.N_DICE - 1, -1, -1)),
                             ("box_identity", np.eye(rules.n_boxes, dtype=np.float32)),
+                            ("five_eye", np.eye(3, dtype=np.float32)),
                             ("five_bonus", rules.tables.is_five_kind.astype(np.float32)
                              * (rules.five_kind_bonus / 50.0))):
             self.register_buffer(name, torch.tensor(value), persistent=False)
@@ -274,6 +287,28 @@ class ScorecardActionFeatures(nn.Module):
         kind with the five-of-a-kind box holding 50."""
         fifty = (obs[:, self._fifty] > 0.5).to(obs.dtype)
         return self.five_bonus[self.rolls(obs)] * fifty
+
+    @torch.no_grad()
+    def afterstates(self, obs: torch.Tensor, rows: torch.Tensor,
+                    boxes: torch.Tensor) -> torch.Tensor:
+        """``(M, B + 5)`` the scorecard each listed box leaves: scoring the dice of observation
+        ``rows[i]`` in box ``boxes[i]`` -- its open boxes, upper progress, five-of-a-kind state
+        and turn entries, in the observation's layout, after the score sheet takes the points.
+        No dice (the next turn's are not rolled yet) and no chances: the rules' bookkeeping of
+        one move, what a player writes on the sheet (:func:`afterstate_names`)."""
+        o = obs.index_select(0, rows)
+        n, t = len(rows), self.threshold
+        open_after = (o[:, self._open] > 0.5).to(obs.dtype)
+        open_after[torch.arange(n), boxes] = 0.0
+        points = torch.round(o[:, self._points].gather(1, boxes[:, None]).squeeze(1) * 50)
+        upper = torch.round(o[:, self._upper] * t) + points * (boxes < N_UPPER).to(obs.dtype)
+        upper_after = torch.clamp(upper, max=t) / t if t > 0 else torch.zeros_like(upper)
+        filled = torch.where(points > 0, FIVE_FIFTY, FIVE_ZERO)
+        five_after = torch.where((boxes == self._five_box)[:, None],
+                                 self.five_eye[filled], o[:, self._five_state])
+        turn_after = o[:, self._turn] + 1.0 / self.n_boxes
+        return torch.cat([open_after, upper_after[:, None], five_after, turn_after[:, None]],
+                         dim=1)
 
     @torch.no_grad()
     def open_box_features(self, obs: torch.Tensor) -> tuple[torch.Tensor, ...]:

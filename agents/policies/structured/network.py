@@ -14,6 +14,8 @@ actions of a kind:
   features with weights the state sets (how much each box's expected points are worth now);
 * a **box head**, one network for all boxes, the same form over the box's features (which box
   it is among them);
+* optionally an **afterstate scorer** (``afterstate_hidden``, :class:`AfterstateScorer`), one
+  MLP for all boxes adding to a box's logit a score of the scorecard that box leaves;
 * a **value** MLP over the observation (``value_hidden``), as SB3's ``MlpPolicy`` has one.
 
 The names follow SB3's actor-critic policies -- ``mlp_extractor`` (whose ``forward_actor`` gives
@@ -35,14 +37,18 @@ from torch import nn
 from agents.families import families as all_families
 from agents.families import family as family_named
 from agents.families import names as family_names
-from agents.policies.structured.features import PureActionFeatures, ScorecardActionFeatures
+from agents.policies.structured.features import (
+    PureActionFeatures,
+    ScorecardActionFeatures,
+    afterstate_names,
+)
 from agents.policies.structured.heads import ActionHead, mlp, network_options
 from agents.policies.structured.prepared import Listed, Prepared
 from dice_env.dice import N_HOLDS
 from dice_env.scorecard.rules import Rules, coerce_rules
 
-__all__ = ["DEFAULTS", "MASKED_LOGIT", "StructuredActorCritic", "StructuredHeads",
-           "build_heads", "defaults_of", "init_weights"]
+__all__ = ["DEFAULTS", "MASKED_LOGIT", "AfterstateScorer", "StructuredActorCritic",
+           "StructuredHeads", "build_heads", "defaults_of", "init_weights"]
 
 #: the logit of a masked action (sb3-contrib's MaskableCategorical uses the same)
 MASKED_LOGIT = -1e8
@@ -54,10 +60,13 @@ MASKED_LOGIT = -1e8
 #: ``pure``: only what a player sees at the table describes an action
 #: (:class:`~.features.PureActionFeatures`, its holds written as ``hold_encoding`` says;
 #: ``reroll_features`` then does not apply); ``bonus_feature``: the box features end with the
-#: five-of-a-kind bonus that scoring earns now (with ``pure``: a box's points include it)
+#: five-of-a-kind bonus that scoring earns now (with ``pure``: a box's points include it);
+#: ``afterstate_hidden``: hidden sizes of the afterstate scorer (:class:`AfterstateScorer`,
+#: none by default), which adds to each box's logit a score of the scorecard that box leaves
 DEFAULTS: dict = {"state_hidden": [256], "action_hidden": [32], "value_hidden": [256, 256],
                   "action_activation": "relu", "linear_term": False, "reroll_features": True,
-                  "pure": False, "hold_encoding": "counts", "bonus_feature": False}
+                  "pure": False, "hold_encoding": "counts", "bonus_feature": False,
+                  "afterstate_hidden": []}
 
 
 def _structured_family(family: str) -> Any:
@@ -124,6 +133,9 @@ class StructuredHeads(nn.Module):
         self.hold_head = ActionHead(width, self.features.n_hold_features, **head)
         self.box_head = ActionHead(width, self.features.n_box_features, **head)
         self.value_net = mlp([n_obs, *o["value_hidden"]])
+        #: the afterstate scorer, or None (the box logits are then the box head's alone)
+        self.afterstate = (AfterstateScorer(len(afterstate_names(rules)), o["afterstate_hidden"])
+                           if o["afterstate_hidden"] else None)
         self.latent_dim_pi = N_HOLDS + self.features.n_boxes
         self.latent_dim_vf = o["value_hidden"][-1] if o["value_hidden"] else n_obs
 
@@ -134,6 +146,9 @@ class StructuredHeads(nn.Module):
         features = self.features
         rows, holds, counts, hold_features = features.hold_features(obs)
         box_rows, boxes, box_counts, box_features = features.open_box_features(obs)
+        if self.afterstate is not None:  # one more group of columns: the scorecard left
+            box_features = torch.cat(
+                [box_features, features.afterstates(obs, box_rows, boxes)], dim=1)
         return Prepared({"holds": Listed(rows, holds, counts, hold_features),
                          "boxes": Listed(box_rows, boxes, box_counts, box_features)},
                         {"canonical": features.canonical_of[features.rolls(obs)]})
@@ -156,13 +171,23 @@ class StructuredHeads(nn.Module):
             (holds.rows, holds.index), self._listed_logits(self.hold_head, state, holds))
         hold_logits = hold_logits.gather(1, prepared.per_row["canonical"])
         box_logits = obs.new_zeros(len(obs), self.features.n_boxes).index_put(
-            (boxes.rows, boxes.index), self._listed_logits(self.box_head, state, boxes))
+            (boxes.rows, boxes.index), self._box_logits(state, boxes))
         return torch.cat([hold_logits, box_logits], dim=1)
 
     @staticmethod
     def _listed_logits(head: ActionHead, state: torch.Tensor, listed: Listed) -> torch.Tensor:
         """``head``'s logits of the ``listed`` actions."""
         return head.spread(state, listed.counts, listed.features)
+
+    def _box_logits(self, state: torch.Tensor, boxes: Listed) -> torch.Tensor:
+        """The open boxes' logits: the box head's, plus the afterstate scorer's where there is
+        one (its columns follow the box features)."""
+        if self.afterstate is None:
+            return self._listed_logits(self.box_head, state, boxes)
+        n = self.features.n_box_features
+        features = boxes.features
+        head = self.box_head.spread(state, boxes.counts, features[:, :n])
+        return head + self.afterstate(features[:, n:])
 
     def forward_critic(self, obs: torch.Tensor) -> torch.Tensor:
         return self.value_net(obs)
@@ -171,12 +196,32 @@ class StructuredHeads(nn.Module):
         return self.forward_actor(obs), self.forward_critic(obs)
 
 
+class AfterstateScorer(nn.Module):
+    """One network for every box: a score of the scorecard that scoring there leaves
+    (:meth:`~.features.ScorecardActionFeatures.afterstates`), an MLP (tanh) of it, added to the
+    box's logit.  The box head weighs a box by the state, the box and the dice; this weighs
+    every box by where it leaves the card, with weights shared across the boxes -- what is
+    learned about a card with Fours filled and the bonus in reach holds whichever box fills it.
+    Its last layer starts near 0 (like the logit layers), so the policy starts near uniform."""
+
+    def __init__(self, n_in: int, hidden: list[int]) -> None:
+        super().__init__()
+        self.body = mlp([n_in, *hidden])
+        self.logit = nn.Linear(hidden[-1], 1)
+
+    def forward(self, afterstates: torch.Tensor) -> torch.Tensor:
+        """``(M,)`` the scores of ``afterstates`` ``(M, B + 5)``."""
+        return torch.matmul(self.body(afterstates), self.logit.weight[0]) + self.logit.bias
+
+
 def init_weights(extractor: nn.Module, value_net: nn.Linear) -> None:
     """SB3's orthogonal initialisation: ``sqrt 2`` inside, 0.01 on what makes a logit (the
     logit layers and the state-set linear weights ``G`` of every action head, in module
     order), 1 on the value layer; biases 0.  The policy starts near uniform, as SB3's does."""
     heads = [m for m in extractor.modules() if isinstance(m, ActionHead)]  # in order
-    for module, gain in ((extractor, np.sqrt(2)), *((head.logit, 0.01) for head in heads),
+    scorers = [m for m in extractor.modules() if isinstance(m, AfterstateScorer)]
+    for module, gain in ((extractor, np.sqrt(2)),
+                         *((head.logit, 0.01) for head in [*heads, *scorers]),
                          (value_net, 1.0)):
         for layer in module.modules():
             if isinstance(layer, nn.Linear):
