@@ -445,9 +445,16 @@ def test_ppo_recipe_seeds_trains_measures_and_commits_the_median_seed(tmp_path, 
         raise AssertionError("measured again")
 
     monkeypatch.setattr(ppo_recipe, "measure_agent", no_measuring)
+    last = ppo_recipe.curve_rows(final / "eval.csv")[-1]
+    cpu = {r["seed"]: r["train_cpu_seconds"] for r in rows}
+    assert cpu[median] == float(last["train_cpu_seconds"]) >= 0
+    cache = final / ppo_recipe.MEASURE_FILE  # one kept before the CPU time was: added, unmeasured
+    cache.write_text(json.dumps({k: v for k, v in json.loads(cache.read_text()).items()
+                                 if k != "train_cpu_seconds"}))
     again = ppo_recipe_seeds.main([*common, "--seeds", "0", "1", "2", "--no-train",
                                    "--out", str(tmp_path / "again")])["penta"]
     assert again == rows
+    assert json.loads(cache.read_text())["train_cpu_seconds"] == cpu[median]
     capsys.readouterr()
     ppo_recipe_seeds.main([*common, "--seeds", "0", "5", "--no-train", "--export",
                            "--out", str(tmp_path / "partial")])

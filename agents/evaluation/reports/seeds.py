@@ -95,18 +95,19 @@ def recipe_lines(game: str, rows: Sequence[dict]) -> list[str]:
     lines = []
     for r in rows:
         rep = r.get("report")
-        secs = "" if r.get("train_seconds") is None else f"{r['train_seconds'] / 60:.0f} min"
+        secs, cpu = (("" if r.get(key) is None else f"{r[key] / 60:.0f} min")
+                     for key in ("train_seconds", "train_cpu_seconds"))
         note = " (committed model)" if rep and rep.get("measured") == "committed model" else ""
         lines.append(f"| {game} | {r['seed']} | {r['timesteps']:,} | {gap_cell(r, digits)} | "
                      + (f"**{gap_cell(rep, digits)}**{note} | {r['unit']} | "
                         f"{rep['value']:.4f} | " if rep else f"— | {r['unit']} | — | ")
-                     + f"{secs} | {'✓' if r['seed'] == median else ''} |")
+                     + f"{secs} | {cpu} | {'✓' if r['seed'] == median else ''} |")
     reports = [r["report"] for r in rows if r.get("report")]
     every = len(reports) == len(rows)
     lines.append(f"| {game} | mean (range) | | {_spread([r['gap'] for r in rows], digits)} | "
                  + (f"{_spread([r['gap'] for r in reports], digits)} | | "
                     f"{_spread([r['value'] for r in reports], 4)} | " if every else "| | | ")
-                 + "| |")
+                 + "| | |")
     return lines
 
 
@@ -139,11 +140,12 @@ def ppo_recipe_markdown(rows: Mapping[str, list[dict]], command: str, eval_games
              "the median seed, the committed model (the same bytes: the `sha256` of "
              "`ppo_recipe_seeds.json`) is measured on the report games in its place. "
              "Wall-clock is the training run's own, on one torch thread of a shared 2-core "
-             "machine.",
+             "machine; CPU is that thread's time (what the run takes alone on one core; "
+             "blank for a seed measured before it was kept).",
              "", "| game | seed | steps | gap on the selection games (95 % CI) | gap on the "
              "report games (95 % CI) | unit | expected score / win rate (report games) | "
-             "training wall-clock | committed |",
-             "|---|---:|---:|---:|---:|---|---:|---:|:---:|"]
+             "training wall-clock | training CPU | committed |",
+             "|---|---:|---:|---:|---:|---|---:|---:|---:|:---:|"]
     for game, rs in rows.items():
         lines += recipe_lines(game, rs)
     lines += ["", "Stages (total steps each ends at): " + "; ".join(

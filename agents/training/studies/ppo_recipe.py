@@ -126,11 +126,20 @@ def _has_report(row: Mapping, games: int) -> bool:
     return report.get("seed") == REPORT_SEED and report.get("games") == games
 
 
+def _curve_times(model: Path) -> dict:
+    """The training wall-clock and CPU seconds of a model's run, from the last row of its
+    learning curve (``eval.csv`` beside it; a kept seed's curve joins its stages), None where
+    the curve has none."""
+    last = curve_rows(model.parent / "eval.csv")[-1]
+    return {key: None if last.get(key) in (None, "") else float(last[key])
+            for key in ("train_seconds", "train_cpu_seconds")}
+
+
 def measure_seed(game: str, seed: int, model: Path, eval_games: int) -> dict:
     """One seed's row: its exact gap on the selection games (``gap``, ``ci``, ``value``), the
-    same on the report games (``report``), its steps and training wall-clock; cached next to
-    the model, tied to the model's bytes (a cache without the report games gets them
-    added)."""
+    same on the report games (``report``), its steps, training wall-clock and CPU time; cached
+    next to the model, tied to the model's bytes (a cache without the report games, or the CPU
+    time, gets them added)."""
     digest = _sha256(model)
     games = eval_count(game, eval_games)
     cache = model.parent / MEASURE_FILE
@@ -145,16 +154,17 @@ def measure_seed(game: str, seed: int, model: Path, eval_games: int) -> dict:
                                 == SELECTION_SEED):
         row = None
     if row is not None and _has_report(row, games):
+        if "train_cpu_seconds" not in row:  # a cache from before the CPU time was kept
+            row["train_cpu_seconds"] = _curve_times(model)["train_cpu_seconds"]
+            atomic_write_text(cache, json.dumps(row, indent=1, default=float) + "\n")
         return row
     agent = _agent(game, model)
     if row is None:
         last = curve_rows(model.parent / "eval.csv")[-1]
-        seconds = last.get("train_seconds")
         row = {"seed": seed, "timesteps": int(last["timesteps"]), "eval_games": games,
                "selection_seed": SELECTION_SEED,
                **measure_agent(agent, game, games, seed=SELECTION_SEED),
-               "train_seconds": None if seconds in (None, "") else float(seconds),
-               "sha256": digest}
+               **_curve_times(model), "sha256": digest}
     row["selection_seed"] = SELECTION_SEED
     row["report"] = measure_report(game, model, games, agent)
     atomic_write_text(cache, json.dumps(row, indent=1, default=float) + "\n")
