@@ -297,6 +297,43 @@ def test_the_report_says_where_the_curve_flattens_from_the_numbers():
     assert "Not enough points" in flattening(one_seed[:1], "points")
 
 
+def test_the_report_says_how_far_the_last_slope_is_from_the_reference_and_that_it_is_a_guess():
+    """The last drop per decade, carried on as a straight line on the log scale, meets the
+    reference's gap at steps = last * 10 ** ((gap - target) / drop); the CPU hours scale with
+    the steps; the text calls it an extrapolation and says when the drops have been shrinking.
+    Nothing is said without a reference, on a flat or rising curve, or once below it."""
+    from agents.evaluation.reports.scaling import extrapolation, scaling_markdown, short_steps
+
+    gaps = {0: [40, 20, 10, 7, 5.0, 4.2], 1: [42, 21, 11, 7.5, 5.3, 4.4],
+            2: [39, 19, 9.5, 6.8, 5.1, 4.3]}
+    slowing = _points(gaps, STEPS)
+    heuristic = {"player": "heuristic", "gap": 2.0}
+    reach = extrapolation(slowing, heuristic, "points")
+    per_decade = (15.4 / 3 - 12.9 / 3) / math.log10(STEPS[5] / STEPS[4])
+    factor = 10 ** ((12.9 / 3 - 2.0) / per_decade)
+    assert reach["per_decade"] == pytest.approx(per_decade)
+    assert reach["steps"] == pytest.approx(STEPS[5] * factor, rel=1e-6)
+    assert reach["cpu_hours"] == pytest.approx(STEPS[5] * 4e-5 / 3600 * factor, rel=1e-6)
+    assert f"at about {short_steps(reach['steps'])} steps" in reach["text"]
+    assert "B steps" in reach["text"]  # past a billion
+    assert "an extrapolation, not a measurement" in reach["text"]
+    assert reach["shrinking"] and "the optimistic case" in reach["text"]
+    assert reach["drops"] == pytest.approx([p["drop_per_decade"] for p in slowing[1:]])
+    game = {"game": "penta", "seeds": [0, 1, 2], "points": STEPS, "stage_ends": STEPS[-2:],
+            "unit": "points", "digits": 2, "reference": heuristic,
+            "rows": [{"seed": s, "at": t, "timesteps": t, "gap": g, "ci": [g - 0.4, g + 0.4]}
+                     for s, gs in gaps.items() for t, g in zip(STEPS, gs, strict=True)]}
+    assert "**How far to the heuristic.** Were the mean gap" in scaling_markdown(
+        [game], "dice-env report scaling", 2000, 10)
+    assert extrapolation(slowing, None, "points") is None
+    assert extrapolation(slowing, {"player": "heuristic", "gap": 4.5}, "points") is None
+    flat = _points({0: [40, 20, 10, 7, 6.9, 7.0]}, STEPS)
+    assert extrapolation(flat, heuristic, "points") is None
+    assert extrapolation(slowing[:1], heuristic, "points") is None
+    bent = _points({0: [40, 20, 10, 7, 5.0, 3.0]}, STEPS)  # the last drop grew
+    assert "optimistic" not in extrapolation(bent, heuristic, "points")["text"]
+
+
 @pytest.mark.parametrize(("args", "expected"), [
     (["--runs", "bogus:0"], "no stages for 'bogus'"),
     (["--runs", "penta"], "argument --runs: expected GAME:SEEDS"),

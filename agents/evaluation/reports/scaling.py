@@ -7,7 +7,8 @@ the measured ``rows`` (``seed``, ``at``: the point, ``timesteps``: the update it
 game of the gap (mean over the seeds, their range, each seed's) against steps and CPU hours,
 and a statement computed from the numbers of where the curve flattens (:func:`flattening`);
 where rows carry the regret's split (``by_kind``, ``by_turn``), where the gap is lost beside a
-``reference`` player's (:func:`loss_split`).
+``reference`` player's (:func:`loss_split`), and how far the curve's last slope is from that
+player's gap (:func:`extrapolation`, labelled as such).
 A point without a measured row is *pending*, never estimated.
 """
 
@@ -19,20 +20,22 @@ from collections.abc import Mapping, Sequence
 
 from agents.evaluation.game_sets import SELECTION_SEED
 
-__all__ = ["flattening", "loss_split", "point_summaries", "scaling_json", "scaling_markdown",
-           "short_steps"]
+__all__ = ["extrapolation", "flattening", "loss_split", "point_summaries", "scaling_json",
+           "scaling_markdown", "short_steps"]
 
 PENDING = "pending"
 
 
 def short_steps(n: float) -> str:
-    """Steps as read on a log scale: ``1M``, ``101.6M``, ``300.2M`` (``512`` below 10,000)."""
+    """Steps as read on a log scale: ``1M``, ``101.6M``, ``300.2M``, ``1.5B`` (``512`` below
+    10,000)."""
     if n < 10_000:
         return f"{n:,.0f}"
     if n < 1_000_000:
         return f"{n / 1e3:.3g}k"
-    text = f"{n / 1e6:.1f}"
-    return (text[:-2] if text.endswith(".0") else text) + "M"
+    scale, suffix = (1e9, "B") if n >= 999_950_000 else (1e6, "M")
+    text = f"{n / scale:.1f}"
+    return (text[:-2] if text.endswith(".0") else text) + suffix
 
 
 def _hours(rows: Sequence[Mapping], key: str) -> list[float]:
@@ -130,6 +133,46 @@ def flattening(points: Sequence[Mapping], unit: str, digits: int = 2) -> str:
         text += (f" Whether the gap still falls at the last point, {_at(last)} steps, is not "
                  "known yet.")
     return text + said_pending
+
+
+def extrapolation(points: Sequence[Mapping], reference: Mapping | None, unit: str,
+                  digits: int = 2) -> dict | None:
+    """How far the curve is from the ``reference`` player's gap (measured on the same games),
+    were it to keep falling by its last drop per decade: a straight line on the log scale of
+    steps through the last two points measured with every seed.  ``steps`` and ``cpu_hours``
+    (per run, at the last point's CPU time per step) where it would meet the reference, the
+    ``drops`` per decade so far and ``text``; None without a reference, with fewer than two
+    such points, or when the last drop is none or the curve is already at the reference."""
+    complete = [p for p in points if p["complete"]]
+    if reference is None or len(complete) < 2:
+        return None
+    a, b = complete[-2:]
+    target = reference["gap"]
+    per_decade = (a["gap_mean"] - b["gap_mean"]) / math.log10(b["timesteps"] / a["timesteps"])
+    if per_decade <= 0 or b["gap_mean"] <= target:
+        return None
+    factor = 10 ** ((b["gap_mean"] - target) / per_decade)
+    steps = b["timesteps"] * factor
+    cpu = None if b["cpu_hours_mean"] is None else b["cpu_hours_mean"] * factor
+    drops = [p["drop_per_decade"] for p in complete if p["drop_per_decade"] is not None]
+
+    def f(x: float) -> str:
+        return f"{x:.{digits}f}"
+
+    shrinking = len(drops) > 1 and all(x > y for x, y in zip(drops, drops[1:]))
+    text = (f"Were the mean gap to keep falling by its last drop per decade ({f(per_decade)} "
+            f"{unit} per factor 10 of steps, {_at(a)} to {_at(b)}), it would reach the "
+            f"{reference['player']}'s {f(target)} on these games at about "
+            f"{short_steps(steps)} steps"
+            + (f", about {cpu:,.0f} CPU hours per run" if cpu is not None else "")
+            + ": an extrapolation, not a measurement.")
+    if shrinking:
+        text += (" The drop per decade has shrunk at every point so far ("
+                 + ", ".join(f(x) for x in drops) + "), so a straight line is the optimistic "
+                 "case: if it keeps shrinking, the curve gets there later or not at all.")
+    return {"reference": reference["player"], "target": target, "per_decade": per_decade,
+            "steps": steps, "cpu_hours": cpu, "drops": drops, "shrinking": shrinking,
+            "text": text}
 
 
 def _seed_cell(cell: Mapping | None, digits: int) -> str:
@@ -322,6 +365,9 @@ def scaling_markdown(games: Sequence[Mapping], command: str, eval_games: int,
                   "decade is the mean gap's fall from the previous point measured with every "
                   "seed, per factor 10 of steps.", "", *_table(g, points), "",
                   f"**Where it flattens.** {flattening(points, g['unit'], g['digits'])}", ""]
+        reach = extrapolation(points, g.get("reference"), g["unit"], g["digits"])
+        if reach is not None:
+            lines += [f"**How far to the {reach['reference']}.** {reach['text']}", ""]
         split = loss_split(g)
         if split is not None:
             lines += ["**Where the gap is lost.** The gap split by decision and by phase of "
@@ -347,6 +393,8 @@ def scaling_json(games: Sequence[Mapping], command: str, eval_games: int,
                                   "unit": g["unit"], "points": (p := point_summaries(g)),
                                   "statement": flattening(p, g["unit"], g["digits"]),
                                   "loss_split": loss_split(g),
+                                  "extrapolation": extrapolation(p, g.get("reference"),
+                                                                 g["unit"], g["digits"]),
                                   "reference": g.get("reference"),
                                   "rows": list(g["rows"])}
                       for g in games}}
