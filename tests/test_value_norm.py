@@ -1,5 +1,6 @@
-"""The lean trainer's settings beyond SB3's PPO: value normalisation (ppo.normalize_value) and
-the auxiliary value head on the policy's embedding (ppo.aux_value_coef)."""
+"""The lean trainer's settings beyond SB3's PPO: value normalisation (ppo.normalize_value),
+the auxiliary value head on the policy's embedding (ppo.aux_value_coef) and the entropy
+coefficient's schedule (ppo.ent_coef_schedule)."""
 
 import json
 
@@ -106,10 +107,38 @@ def test_a_resumed_run_with_both_settings_is_exact(tmp_path):
     assert all(torch.equal(pa[k], pb[k]) for k in pa)
 
 
+@pytest.mark.parametrize("compiled", [False, True])
+def test_the_entropy_coefficient_follows_the_learning_rate_when_asked(compiled):
+    """With ppo.ent_coef_schedule "learning-rate" the entropy coefficient is scaled as the
+    learning rate is: constant under the constant schedule, decaying to 0 with the linear one
+    (compiled too: the coefficient goes in as a tensor); the default keeps it constant."""
+    config = {**TINY, "ppo": {**TINY["ppo"], "normalize_value": False, "aux_value_coef": 0.0,
+                              "ent_coef": 0.01, "learning_rate_schedule": "linear",
+                              "ent_coef_schedule": "learning-rate"},
+              "lean": {"compile": compiled}}
+    trainer = _trainer(config)
+    assert trainer.entropy_coefficient() == pytest.approx(0.01)
+    coefs = []
+    while trainer.num_timesteps < config["total_timesteps"]:
+        coefs.append(trainer.entropy_coefficient())
+        assert coefs[-1] == pytest.approx(0.01 * trainer.learning_rate() / 0.001)
+        stats = trainer.train_iteration()
+        assert np.isfinite(stats["loss"])
+    assert coefs[0] > coefs[-1] > 0 and trainer.entropy_coefficient() == 0.0
+    constant = _trainer({**config, "ppo": {**config["ppo"], "learning_rate_schedule": "constant"}})
+    constant.train_iteration()
+    assert constant.entropy_coefficient() == pytest.approx(0.01)
+    default = _trainer({**config, "ppo": {k: v for k, v in config["ppo"].items()
+                                          if k != "ent_coef_schedule"}})
+    default.train_iteration()
+    assert default.entropy_coefficient() == 0.01
+
+
 def test_the_sb3_trainer_refuses_them_by_name():
     from agents.training.ppo.config import check_config
 
-    for name, value in (("normalize_value", True), ("aux_value_coef", 0.5)):
+    for name, value in (("normalize_value", True), ("aux_value_coef", 0.5),
+                        ("ent_coef_schedule", "learning-rate")):
         config = {**TINY, "trainer": "sb3", "ppo": {"n_steps": 32, name: value}}
         with pytest.raises(ValueError, match=f"ppo.{name} needs the lean trainer"):
             check_config(config)
@@ -117,3 +146,5 @@ def test_the_sb3_trainer_refuses_them_by_name():
     check_config(TINY)
     with pytest.raises(ValueError, match="ppo.aux_value_coef must be a number of at least 0"):
         check_config({**TINY, "ppo": {**TINY["ppo"], "aux_value_coef": -1}})
+    with pytest.raises(ValueError, match="ppo.ent_coef_schedule"):
+        check_config({**TINY, "ppo": {**TINY["ppo"], "ent_coef_schedule": "cosine"}})

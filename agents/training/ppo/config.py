@@ -27,7 +27,11 @@ TRAINERS = ("sb3", "lean")
 #: the lean trainer's PPO settings that SB3's PPO does not have
 #: (:mod:`agents.training.ppo.lean`'s doc), off by default; a config of the SB3 trainer may not
 #: set them
-LEAN_PPO_DEFAULTS = {"normalize_value": False, "aux_value_coef": 0.0}
+LEAN_PPO_DEFAULTS = {"normalize_value": False, "aux_value_coef": 0.0,
+                     "ent_coef_schedule": "constant"}
+#: the entropy coefficient's schedules (``ppo.ent_coef_schedule``, lean trainer): constant, or
+#: scaled as the learning rate is (decaying to 0 with it under the linear schedule)
+ENT_COEF_SCHEDULES = ("constant", "learning-rate")
 #: the learning-rate schedules (``ppo.learning_rate_schedule``; default ``"constant"``)
 SCHEDULES = ("constant", "linear")
 #: the scorecard env options that are not rule knobs
@@ -180,6 +184,7 @@ SCHEMA: dict[str, Entry] = {
     "ppo.gamma": _number("a number above 0 and at most 1", lambda v: 0 < v <= 1),
     "ppo.gae_lambda": _number("a number from 0 to 1", lambda v: 0 <= v <= 1),
     "ppo.ent_coef": _NON_NEGATIVE,
+    "ppo.ent_coef_schedule": _one_of(ENT_COEF_SCHEDULES),
     "ppo.vf_coef": _NON_NEGATIVE,
     "ppo.clip_range": _POSITIVE,
     "ppo.max_grad_norm": _POSITIVE,

@@ -20,13 +20,15 @@ of it, between an update and the next rollout, so a resumed run continues with t
 as one that never stopped.  ``dice-env train`` uses it when the config says
 ``"trainer": "lean"``.
 
-Two settings go beyond SB3's PPO, both off by default: ``ppo.normalize_value`` learns the
+Three settings go beyond SB3's PPO, all off by default: ``ppo.normalize_value`` learns the
 value in standardised units (:mod:`.value_norm`: running statistics of the returns, PopArt's
 output-preserving rescale, folded back into the value head when exported), and
 ``ppo.aux_value_coef`` trains an auxiliary value head on the policy's own state embedding
 beside the policy loss (the auxiliary value head of Phasic Policy Gradient, Cobbe et al. 2021,
 trained jointly rather than in a separate phase).  The auxiliary head is the trainer's, not the
-network's: it shapes the policy's embedding and is not exported.
+network's: it shapes the policy's embedding and is not exported.  ``ppo.ent_coef_schedule``
+``"learning-rate"`` scales the entropy coefficient as the learning rate is scaled, so under the
+linear schedule the entropy bonus decays to 0 with it and the policy may sharpen at the end.
 
 Masked actions get the logit ``-1e8`` (probability 0, and ``0 * log p`` stays finite in the
 entropy).  Episodes end by termination only (the scorecard games and 5000 always finish under a
@@ -264,6 +266,15 @@ class LeanTrainer:
             return lr * max(0.0, (self.total_timesteps - self.num_timesteps) / span)
         return lr
 
+    def entropy_coefficient(self) -> float:
+        """``ppo.ent_coef``, times the learning rate's schedule factor (its rate now over its
+        initial rate) with ``ppo.ent_coef_schedule`` ``"learning-rate"``."""
+        coef = float(self.ppo["ent_coef"])
+        lr = float(self.ppo["learning_rate"])
+        if self.ppo["ent_coef_schedule"] == "learning-rate" and lr > 0:
+            return coef * self.learning_rate() / lr
+        return coef
+
     @torch.no_grad()
     def collect(self) -> dict[str, Any]:
         """One rollout of ``n_steps`` steps of every env, with GAE advantages and returns (and,
@@ -337,7 +348,10 @@ class LeanTrainer:
         p = self.ppo
         for group in self.optimizer.param_groups:
             group["lr"] = self.learning_rate()
-        clip, ent_coef, vf_coef = float(p["clip_range"]), float(p["ent_coef"]), float(p["vf_coef"])
+        clip, ent_coef, vf_coef = float(p["clip_range"]), self.entropy_coefficient(), \
+            float(p["vf_coef"])
+        if p["ent_coef_schedule"] != "constant":  # a tensor: a changing float would recompile
+            ent_coef = torch.tensor(ent_coef, dtype=torch.float32)
         n, size = len(batch["action"]), int(p["batch_size"])
         if self.value_norm is not None:  # the targets in the value head's standardised units
             self.value_norm.update(batch["ret"], self.net.value_net)
@@ -383,7 +397,7 @@ class LeanTrainer:
 
     def _losses(self, obs: torch.Tensor, mask: torch.Tensor, prepared: Any,
                 action: torch.Tensor, old_logp: torch.Tensor, adv: torch.Tensor,
-                ret: torch.Tensor, clip: float, ent_coef: float,
+                ret: torch.Tensor, clip: float, ent_coef: float | torch.Tensor,
                 vf_coef: float) -> tuple[torch.Tensor, ...]:
         """One minibatch's PPO loss and its parts: ``(loss, policy_loss, value_loss, entropy,
         ratio, logp, aux_value_loss)`` (compiled as one graph with ``lean.compile``); ``ret``
