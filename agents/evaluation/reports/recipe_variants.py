@@ -55,7 +55,8 @@ def variant_summary(row: Mapping, recipe: Sequence[Mapping],
     text = (f"**{row['variant']}**: gap {row['gap']:.2f} on the selection games, {where} "
             f"the range of {name}, {low:.2f}–{high:.2f}")
     if same is not None:
-        text += (f"; {row['gap'] - same['gap']:+.2f} points against its seed {seed} "
+        diff = round(row["gap"] - same["gap"], 2) + 0.0  # (+ 0.0: no "-0.00")
+        text += (f"; {diff:+.2f} points against its seed {seed} "
                  f"(the same training seed, {same['gap']:.2f})")
     if row.get("bonus_giveaway") is not None:
         text += (f"; it rerolls a sure five-of-a-kind bonus away in {row['bonus_giveaway']:.1%} "
