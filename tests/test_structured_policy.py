@@ -313,14 +313,15 @@ def test_listed_actions_give_every_action_its_logit_and_masked_ones_are_never_ch
 
 def test_lean_network_is_the_sb3_policy():
     """The lean trainer's structured network and the MaskablePPO policy have the same
-    parameters and compute the same masked distribution and values."""
+    parameters and compute the same masked distribution and values (the afterstate scorer
+    too)."""
     from agents.training.ppo import build_sb3_model
     from agents.training.ppo.lean import build_network
 
     config = json.loads((ROOT / "agents/training/ppo/configs/dice-poker-structured.json")
                         .read_text())
     config["policy_kwargs"] = {"action_hidden": [16, 8], "linear_term": True,
-                               "action_activation": "tanh"}
+                               "action_activation": "tanh", "afterstate_hidden": [8]}
     model = build_sb3_model(config, seed=0, num_envs=1)
     obs, mask = random_states(get_rules("dice-poker"), 16, seed=3)
     net = build_network(config, obs.shape[1], mask.shape[1])
@@ -335,8 +336,11 @@ def test_lean_network_is_the_sb3_policy():
                                    values.numpy(), atol=1e-6)
     with pytest.raises(ValueError, match="unknown policy_kwargs"):
         build_sb3_model({**config, "policy_kwargs": {"hidden": [3]}}, seed=0, num_envs=1)
+    scorecard_only = {k: v for k, v in config["policy_kwargs"].items()
+                      if k != "afterstate_hidden"}
     with pytest.raises(ValueError, match="scorecard games"):
-        build_network({**config, "family": "fivethousand"}, 10, 10)
+        build_network({**config, "family": "fivethousand", "policy_kwargs": scorecard_only},
+                      10, 10)
 
 
 @pytest.mark.parametrize("trainer", ["lean", "sb3"])

@@ -348,8 +348,8 @@ class LeanTrainer:
         p = self.ppo
         for group in self.optimizer.param_groups:
             group["lr"] = self.learning_rate()
-        clip, ent_coef, vf_coef = float(p["clip_range"]), self.entropy_coefficient(), \
-            float(p["vf_coef"])
+        clip, vf_coef = float(p["clip_range"]), float(p["vf_coef"])
+        ent_coef: float | torch.Tensor = self.entropy_coefficient()
         if p["ent_coef_schedule"] != "constant":  # a tensor: a changing float would recompile
             ent_coef = torch.tensor(ent_coef, dtype=torch.float32)
         n, size = len(batch["action"]), int(p["batch_size"])
