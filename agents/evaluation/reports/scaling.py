@@ -148,8 +148,8 @@ def extrapolation(points: Sequence[Mapping], reference: Mapping | None, unit: st
         return None
     a, b = complete[-2:]
     target = reference["gap"]
-    per_decade = (a["gap_mean"] - b["gap_mean"]) / math.log10(b["timesteps"] / a["timesteps"])
-    if per_decade <= 0 or b["gap_mean"] <= target:
+    per_decade = b["drop_per_decade"]  # (point_summaries': from a, the complete point before)
+    if per_decade is None or per_decade <= 0 or b["gap_mean"] <= target:
         return None
     factor = 10 ** ((b["gap_mean"] - target) / per_decade)
     steps = b["timesteps"] * factor
