@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Mapping, Sequence
+from functools import partial
 
 from agents.evaluation.game_sets import SELECTION_SEED
 
@@ -89,8 +90,7 @@ def flattening(points: Sequence[Mapping], unit: str, digits: int = 2) -> str:
     of the mean gap counts when it exceeds the larger ``noise`` of its two points.  The curve
     flattens after its last drop that counts; it is still falling at its last point when the
     drop into that point counts."""
-    def f(x: float) -> str:
-        return f"{x:.{digits}f}"
+    f = partial(_fixed, digits=digits)
 
     complete = [p for p in points if p["complete"]]
     pending = [p for p in points if not p["complete"]]
@@ -156,8 +156,7 @@ def extrapolation(points: Sequence[Mapping], reference: Mapping | None, unit: st
     cpu = None if b["cpu_hours_mean"] is None else b["cpu_hours_mean"] * factor
     drops = [p["drop_per_decade"] for p in complete if p["drop_per_decade"] is not None]
 
-    def f(x: float) -> str:
-        return f"{x:.{digits}f}"
+    f = partial(_fixed, digits=digits)
 
     shrinking = len(drops) > 1 and all(x > y for x, y in zip(drops, drops[1:]))
     text = (f"Were the mean gap to keep falling by its last drop per decade ({f(per_decade)} "
@@ -175,11 +174,16 @@ def extrapolation(points: Sequence[Mapping], reference: Mapping | None, unit: st
             "text": text}
 
 
+def _fixed(x: float, digits: int) -> str:
+    """``x`` with ``digits`` decimals: the pages' one number format."""
+    return f"{x:.{digits}f}"
+
+
 def _seed_cell(cell: Mapping | None, digits: int) -> str:
     if cell is None:
         return PENDING
     lo, hi = cell["ci"]
-    return f"{cell['gap']:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]"
+    return f"{_fixed(cell['gap'], digits)} [{_fixed(lo, digits)}, {_fixed(hi, digits)}]"
 
 
 def _range(mean: float | None, low: float | None, high: float | None, digits: int,
@@ -187,8 +191,8 @@ def _range(mean: float | None, low: float | None, high: float | None, digits: in
     if mean is None:
         return "—"
     if one:
-        return f"{mean:.{digits}f}"
-    return f"{mean:.{digits}f} ({low:.{digits}f} – {high:.{digits}f})"
+        return _fixed(mean, digits)
+    return f"{_fixed(mean, digits)} ({_fixed(low, digits)} – {_fixed(high, digits)})"
 
 
 def _table(game: Mapping, points: Sequence[Mapping]) -> list[str]:
@@ -290,8 +294,7 @@ def costliest(rows: Sequence[Mapping], k: int = 5) -> list[dict]:
 
 
 def _split_lines(split: Mapping, unit: str, digits: int) -> list[str]:
-    def f(x: float) -> str:
-        return f"{x:.{digits}f}"
+    f = partial(_fixed, digits=digits)
 
     phase_names = [f"turns {a}–{b}" for a, b in split["phases"]]
     rows = [(f"PPO at {short_steps(p['at'])} steps", ", ".join(map(str, p["seeds"])), p)
