@@ -269,11 +269,31 @@ def test_resume_keeps_the_total_it_was_started_with(tmp_path):
     assert json.loads(resumed.stdout.strip().splitlines()[-1])["timesteps"] == 512  # not 768
 
 
-def test_bad_arguments_and_checkpoints_are_one_line_errors(tmp_path):
-    """Exit status 2, a message naming the problem and the fix, no traceback, nothing created."""
+def _train_in_process(capsys, *args) -> tuple[int, str]:
+    """``dice-env train penta ARGS`` in this process: its exit status and its stderr."""
+    from agents.cli import run
+
+    capsys.readouterr()
+    try:
+        status = run("train", ["penta", "--no-progress", "--threads", "1", *map(str, args)])
+    except SystemExit as exc:  # argparse's errors
+        status = exc.code
+    return status, capsys.readouterr().err
+
+
+def test_bad_arguments_and_checkpoints_are_one_line_errors(tmp_path, capsys):
+    """Exit status 2, a message naming the problem and the fix, no traceback, nothing created.
+    The script itself runs once (an unknown game); the argument errors run in this process,
+    which shows the same message without starting Python and torch for each."""
     run_dir = tmp_path / "nothing"
-    for args, expected in [(["--run-dir", run_dir], None),
-                           (["--run-dir", run_dir, "--resume"], "no checkpoint"),
+    result = subprocess.run([sys.executable, "scripts/train.py", "bogus", "--run-dir",
+                             str(run_dir)], cwd=ROOT, capture_output=True, text=True)
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+    assert "no training config" in result.stderr
+    assert not run_dir.exists()
+    for args, expected in [(["--run-dir", run_dir, "--resume"], "no checkpoint"),
                            (["--run-dir", run_dir, "--timesteps", "0"],
                             "argument --timesteps: must be at least 1"),
                            (["--run-dir", run_dir, "--set", "ppo.x"], "key=value"),
@@ -285,13 +305,10 @@ def test_bad_arguments_and_checkpoints_are_one_line_errors(tmp_path):
                             "-4"),
                            (["--run-dir", run_dir, "--seed", "-1"],
                             "argument --seed: must be at least 0, got -1")]:
-        result = _train_proc(*args) if expected else subprocess.run(
-            [sys.executable, "scripts/train.py", "bogus", "--run-dir", str(run_dir)], cwd=ROOT,
-            capture_output=True, text=True)
-        assert result.returncode == 2, result.stderr
-        assert "Traceback" not in result.stderr
-        assert len(result.stderr.strip().splitlines()) == 1, result.stderr
-        assert (expected or "no training config") in result.stderr
+        status, err = _train_in_process(capsys, *args)
+        assert status == 2, err
+        assert len(err.strip().splitlines()) == 1, err
+        assert expected in err
         assert not run_dir.exists()
     # a truncated and a byte-flipped checkpoint
     config = _tiny_config(tmp_path)
