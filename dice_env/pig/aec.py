@@ -1,31 +1,29 @@
-"""The PettingZoo AEC environment of Pig (2 to 10 players), for self-play and human-vs-bot play::
+"""The PettingZoo AEC environment of Pig (2 to 10 players), for self-play and human-vs-bot
+play.  Use it through :mod:`dice_env.multi.pig_v0`::
 
-    from dice_env.pig import aec
-    env = aec.env(num_players=3)
+    from dice_env.multi import pig_v0
+    env = pig_v0.env(num_players=3)
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-import gymnasium
 import numpy as np
-from gymnasium import spaces
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
 
-from dice_env.errors import as_action, check_illegal_action_mode, reset_options
-from dice_env.illegal import IllegalAction, illegal_turn
+from dice_env.aec_base import DiceAECEnv, order_enforced
+from dice_env.illegal import IllegalAction
 from dice_env.pig import game as G
 from dice_env.pig import rules as R
-from dice_env.pig.env import RESET_OPTIONS, make_rules
+from dice_env.pig.env import make_rules
 from dice_env.pig.observation import encode_observation, observation_size
 from dice_env.pig.rules import PigRules, PigState
 
 __all__ = ["PigAECEnv", "env", "raw_env"]
 
 
-class PigAECEnv(AECEnv):
+class PigAECEnv(DiceAECEnv):
     """Pig (OpenSpiel's ``pig``) for ``num_players`` agents, ``player_0`` .. ``player_{P-1}``.
 
     ## Description
@@ -84,90 +82,41 @@ class PigAECEnv(AECEnv):
                  render_mode: str | None = None, illegal_action: str = "terminate",
                  illegal_penalty: float = -1.0) -> None:
         super().__init__()
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or "
-                             f"None, got {render_mode!r}")
         self.rules = make_rules(rules, num_players=num_players, win_score=win_score,
                                 die_sides=die_sides, horizon=horizon, piglet=piglet)
-        self.num_players = self.rules.num_players
-        self.render_mode = render_mode
-        self.illegal_action = check_illegal_action_mode(illegal_action)
-        self.illegal_penalty = float(illegal_penalty)
-        self.possible_agents = [f"player_{i}" for i in range(self.num_players)]
-        self._seat = {a: i for i, a in enumerate(self.possible_agents)}
-        n_obs = observation_size(self.num_players)
-        self.observation_spaces = {
-            a: spaces.Dict({
-                "observation": spaces.Box(0.0, 1.0, (n_obs,), dtype=np.float32),
-                "action_mask": spaces.Box(0, 1, (R.N_ACTIONS,), dtype=np.int8),
-            }) for a in self.possible_agents}
-        self.action_spaces = {a: spaces.Discrete(R.N_ACTIONS) for a in self.possible_agents}
-        self.np_random: np.random.Generator | None = None
+        self._setup(self.rules.num_players, observation_size(self.rules.num_players),
+                    R.N_ACTIONS, render_mode, illegal_action, illegal_penalty)
         self._state: PigState = R.initial_state(self.rules)
-        self._mask = [0] * R.N_ACTIONS
         self._last_events: list[dict] = []
-
-    def observation_space(self, agent: str) -> gymnasium.spaces.Space:
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent: str) -> gymnasium.spaces.Space:
-        return self.action_spaces[agent]
-
-    def observe(self, agent: str) -> dict:
-        obs = encode_observation(self.rules, self._state, self._seat[agent])
-        if agent == self.agent_selection:
-            mask = np.array(self._mask, dtype=np.int8)
-        else:
-            mask = np.zeros(R.N_ACTIONS, dtype=np.int8)
-        return {"observation": obs, "action_mask": mask}
-
-    def action_masks(self) -> np.ndarray:
-        """Bool mask of the legal actions of the agent to move."""
-        return np.array(self._mask, dtype=bool)
 
     def get_state(self) -> dict:
         """The game as a JSON-serialisable dict (see :func:`dice_env.pig.game.state_to_dict`)."""
         return G.state_to_dict(self.rules, self._state)
 
-    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        options = reset_options(options, RESET_OPTIONS, unknown="warn")
-        restored = None  # checked before anything changes: a refused state leaves the env be
-        if options.get("state") is not None:
-            restored, _ = G.state_from_dict(self.rules, options["state"])
-            if R.is_terminal(self.rules, restored):
-                raise ValueError("the restored state is a finished game")
-        if seed is not None or self.np_random is None:
-            self.np_random, _ = gymnasium.utils.seeding.np_random(seed)
-        self._state = restored if restored is not None else R.initial_state(self.rules)
-        self.agents = self.possible_agents[:]
-        self.rewards = {a: 0.0 for a in self.agents}
-        self._cumulative_rewards = {a: 0.0 for a in self.agents}
-        self.terminations = {a: False for a in self.agents}
-        self.truncations = {a: False for a in self.agents}
-        self._pending_events: dict[str, list[dict]] = {a: [] for a in self.agents}
-        self.infos = {a: {"events": []} for a in self.agents}
-        self._last_events = []
-        self.agent_selection = self.possible_agents[self._state.current]
-        self._mask = R.action_mask(self.rules, self._state)
-        if self.render_mode == "human":
-            self.render()
+    # -- the game (the hooks of DiceAECEnv) ------------------------------------------------
+    def _restored(self, state: dict) -> PigState:
+        restored, _ = G.state_from_dict(self.rules, state)
+        if R.is_terminal(self.rules, restored):
+            raise ValueError("the restored state is a finished game")
+        return restored
 
-    def step(self, action: Any) -> None:
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
-            return
-        a = as_action(action, R.N_ACTIONS)  # None unless an integer in range
-        if a is None or not self._mask[a]:
-            illegal = IllegalAction(action, [x for x, ok in enumerate(self._mask) if ok],
-                                    R.N_ACTIONS, R.describe_action,
-                                    lambda x: R.illegal_reason(self.rules, self._state, x))
-            if illegal_turn(self, agent, illegal):  # raises under "raise", nothing changed
-                self._mask = [0] * R.N_ACTIONS
-            return
-        self._cumulative_rewards[agent] = 0.0
-        self.rewards = dict.fromkeys(self.agents, 0.0)
-        self._state, events = G.step(self.rules, self._state, a, self.np_random)
+    def _start(self, restored: PigState | None) -> dict[str, dict]:
+        self._state = restored if restored is not None else R.initial_state(self.rules)
+        self._pending_events: dict[str, list[dict]] = {a: [] for a in self.agents}
+        self._last_events = []
+        return {a: {"events": []} for a in self.agents}
+
+    def _current(self) -> int:
+        return self._state.current
+
+    def _legal_mask(self) -> list[int]:
+        return R.action_mask(self.rules, self._state)
+
+    def _observation(self, seat: int) -> np.ndarray:
+        return encode_observation(self.rules, self._state, seat)
+
+    def _play(self, agent: str, action: int) -> None:
+        self._state, events = G.step(self.rules, self._state, action, self.np_random)
         self._last_events = events
         for other in self.agents:
             self._pending_events[other].extend(dict(e) for e in events)
@@ -181,22 +130,13 @@ class PigAECEnv(AECEnv):
             self._mask = R.action_mask(self.rules, self._state)
         self.infos = {o: {"events": list(self._pending_events[o])} for o in self.agents}
         self._pending_events[self.agent_selection] = []
-        self._accumulate_rewards()
-        if self.render_mode == "human":
-            self.render()
 
-    def render(self) -> str | None:
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode")
-            return None
-        text = G.render_text(self.rules, self._state, self.possible_agents, self._last_events)
-        if self.render_mode == "human":
-            print(text, end="")
-            return None
-        return text
+    def _illegal(self, action: Any) -> IllegalAction:
+        return IllegalAction(action, self._legal_actions(), R.N_ACTIONS, R.describe_action,
+                             lambda x: R.illegal_reason(self.rules, self._state, x))
 
-    def close(self) -> None:
-        pass
+    def _render_text(self) -> str:
+        return G.render_text(self.rules, self._state, self.possible_agents, self._last_events)
 
 
 def raw_env(**kwargs: Any) -> PigAECEnv:
@@ -205,9 +145,6 @@ def raw_env(**kwargs: Any) -> PigAECEnv:
 
 
 def env(**kwargs: Any) -> AECEnv:
-    """The AEC env wrapped in PettingZoo's ``OrderEnforcingWrapper``.
-
-    Illegal actions are handled by the env itself (``illegal_action``), so PettingZoo's
-    ``TerminateIllegalWrapper`` / ``AssertOutOfBoundsWrapper`` are not added.
-    """
-    return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
+    """The AEC env wrapped in PettingZoo's ``OrderEnforcingWrapper`` (see
+    :func:`dice_env.aec_base.order_enforced`)."""
+    return order_enforced(raw_env(**kwargs))

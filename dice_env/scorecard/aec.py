@@ -10,14 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
-import gymnasium
 import numpy as np
-from gymnasium import spaces
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
 
-from dice_env.errors import as_action, check_illegal_action_mode, reset_options
-from dice_env.illegal import IllegalAction, illegal_turn
+from dice_env.aec_base import DiceAECEnv, order_enforced
+from dice_env.illegal import IllegalAction
 from dice_env.scorecard.env import describe_action
 from dice_env.scorecard.game import N_HOLD_ACTIONS
 from dice_env.scorecard.match import MatchState, ScorecardMatch, check_num_players, winners
@@ -30,10 +27,8 @@ from dice_env.scorecard.match.render import render_match
 from dice_env.scorecard.match.state import match_state_from_dict, match_state_to_dict
 from dice_env.scorecard.rules import Rules, get_rules
 
-RESET_OPTIONS = ("state",)
 
-
-class ScorecardAECEnv(AECEnv):
+class ScorecardAECEnv(DiceAECEnv):
     """A scorecard game for ``num_players`` agents, ``player_0`` .. ``player_{P-1}``.
 
     ## Description
@@ -111,89 +106,48 @@ class ScorecardAECEnv(AECEnv):
                  illegal_penalty: float = -1.0, **rule_overrides: Any) -> None:
         super().__init__()
         self.rules = get_rules(game, **rule_overrides)
-        self.num_players = check_num_players(num_players)
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or "
-                             f"None, got {render_mode!r}")
-        self.render_mode = render_mode
+        num_players = check_num_players(num_players)
+        self._setup(num_players, match_observation_size(self.rules, num_players),
+                    N_HOLD_ACTIONS + self.rules.n_boxes, render_mode, illegal_action,
+                    illegal_penalty)
         self.reward = check_reward(reward)
         self.canonical_holds = bool(canonical_holds)
-        self.illegal_action = check_illegal_action_mode(illegal_action)
-        self.illegal_penalty = float(illegal_penalty)
-        self.possible_agents = [f"player_{i}" for i in range(self.num_players)]
-        self._seat = {a: i for i, a in enumerate(self.possible_agents)}
-        self.n_actions = N_HOLD_ACTIONS + self.rules.n_boxes
-        n_obs = match_observation_size(self.rules, self.num_players)
-        self.observation_spaces = {
-            a: spaces.Dict({
-                "observation": spaces.Box(0.0, 1.0, (n_obs,), dtype=np.float32),
-                "action_mask": spaces.Box(0, 1, (self.n_actions,), dtype=np.int8),
-            }) for a in self.possible_agents
-        }
-        self.action_spaces = {a: spaces.Discrete(self.n_actions) for a in self.possible_agents}
-        self.np_random: np.random.Generator | None = None
         # one match at a time in Python (match.core.ScorecardMatch): the batched core's
         # numpy calls cost more than the game itself for a batch of one
         self._match = ScorecardMatch(self.rules, self.num_players)
-        self._refresh()
+        self._mask = self._legal_mask()
 
     @property
     def _state(self) -> MatchState:
         """The match as a batch of one of the batched core (a copy)."""
         return self._match.to_state()
 
-    def _refresh(self) -> None:
-        """Cache the options of the player to move and the legal actions."""
-        legal, self._points, self._bonus = self._match.mover.options()
-        self._mask = self._match.action_mask(legal, self.canonical_holds)
-
-    # -- spaces ----------------------------------------------------------------------------
-    def observation_space(self, agent: str) -> gymnasium.spaces.Space:
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent: str) -> gymnasium.spaces.Space:
-        return self.action_spaces[agent]
-
-    # -- API -------------------------------------------------------------------------------
-    def observe(self, agent: str) -> dict:
-        m = self._match
-        obs = encode_match_observation_one(self.rules, m.cards, m.current, self._seat[agent],
-                                           self._points)
-        if agent == self.agent_selection:
-            mask = np.array(self._mask, dtype=np.int8)
-        else:
-            mask = np.zeros(self.n_actions, dtype=np.int8)
-        return {"observation": obs, "action_mask": mask}
-
-    def action_masks(self) -> np.ndarray:
-        """Bool mask of the legal actions of the agent to move."""
-        return np.array(self._mask, dtype=bool)
-
     def get_state(self) -> dict:
         """The match as a JSON-serialisable dict (see :mod:`dice_env.scorecard.match.state`)."""
         return match_state_to_dict(self.rules, self._state)
 
-    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        options = reset_options(options, RESET_OPTIONS, unknown="warn")
-        restored = None  # checked before anything changes: a refused state leaves the env be
-        if options.get("state") is not None:
-            restored = match_state_from_dict(self.rules, options["state"], self.num_players)
-        if seed is not None or self.np_random is None:
-            self.np_random, _ = gymnasium.utils.seeding.np_random(seed)
+    # -- the game (the hooks of DiceAECEnv) ------------------------------------------------
+    def _restored(self, state: dict) -> MatchState:
+        return match_state_from_dict(self.rules, state, self.num_players)
+
+    def _start(self, restored: MatchState | None) -> dict[str, dict]:
         if restored is not None:
             self._match.load(restored)
         else:
             self._match.start(self.np_random)
-        self.agents = self.possible_agents[:]
-        self.rewards = {a: 0.0 for a in self.agents}
-        self._cumulative_rewards = {a: 0.0 for a in self.agents}
-        self.terminations = {a: False for a in self.agents}
-        self.truncations = {a: False for a in self.agents}
-        self.infos = self._infos()
-        self.agent_selection = self.possible_agents[self._match.current]
-        self._refresh()
-        if self.render_mode == "human":
-            self.render()
+        return self._infos()
+
+    def _current(self) -> int:
+        return self._match.current
+
+    def _legal_mask(self) -> list[int]:
+        """The legal actions of the player to move (and their options, cached)."""
+        legal, self._points, self._bonus = self._match.mover.options()
+        return self._match.action_mask(legal, self.canonical_holds)
+
+    def _observation(self, seat: int) -> np.ndarray:
+        m = self._match
+        return encode_match_observation_one(self.rules, m.cards, m.current, seat, self._points)
 
     def _infos(self) -> dict[str, dict]:
         scores = [card.score_breakdown() for card in self._match.cards]
@@ -202,21 +156,9 @@ class ScorecardAECEnv(AECEnv):
             extra["winners"] = winners(np.array(self._match.totals()))
         return {a: {"scores": [dict(s) for s in scores], **extra} for a in self.agents}
 
-    def step(self, action: Any) -> None:
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
-            return
-        a = as_action(action, self.n_actions)  # None unless an integer in range
-        if a is None or not self._mask[a]:
-            if illegal_turn(self, agent, self._illegal(action)):
-                self._mask = [0] * self.n_actions
-            return
-        self._cumulative_rewards[agent] = 0.0
-        self.rewards = dict.fromkeys(self.agents, 0.0)
-        self._match.apply(a, self.np_random, self._points, self._bonus)
-        over = self._match.finished()
-        if over:
+    def _play(self, agent: str, action: int) -> None:
+        self._match.apply(action, self.np_random, self._points, self._bonus)
+        if self._match.finished():
             final = final_rewards(np.array([self._match.totals()]), self.reward)[0]
             for other in self.agents:
                 self.rewards[other] = float(final[self._seat[other]])
@@ -224,31 +166,17 @@ class ScorecardAECEnv(AECEnv):
         else:
             self.agent_selection = self.possible_agents[self._match.current]
         self.infos = self._infos()
-        self._refresh()
-        self._accumulate_rewards()
-        if self.render_mode == "human":
-            self.render()
+        self._mask = self._legal_mask()
 
     def _illegal(self, action: Any) -> IllegalAction:
-        """An illegal ``action`` of the player to move (see :mod:`dice_env.illegal`)."""
         dice = self._match.mover.dice
-        return IllegalAction(action, [x for x, ok in enumerate(self._mask) if ok],
-                             self.n_actions, lambda a: describe_action(self.rules, a, dice),
+        return IllegalAction(action, self._legal_actions(), self.n_actions,
+                             lambda a: describe_action(self.rules, a, dice),
                              describe_out_of_range=True)
 
-    def render(self) -> str | None:
-        """Every card side by side (``"ansi"`` returns the text, ``"human"`` prints it)."""
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode")
-            return None
-        text = render_match(self.rules, self._state, self.possible_agents)
-        if self.render_mode == "human":
-            print(text, end="")
-            return None
-        return text
-
-    def close(self) -> None:
-        pass
+    def _render_text(self) -> str:
+        """Every card side by side."""
+        return render_match(self.rules, self._state, self.possible_agents)
 
 
 def raw_env(**kwargs: Any) -> ScorecardAECEnv:
@@ -257,9 +185,6 @@ def raw_env(**kwargs: Any) -> ScorecardAECEnv:
 
 
 def env(**kwargs: Any) -> AECEnv:
-    """The AEC env wrapped in PettingZoo's ``OrderEnforcingWrapper``.
-
-    Illegal actions are handled by the env itself (``illegal_action``), so PettingZoo's
-    ``TerminateIllegalWrapper`` / ``AssertOutOfBoundsWrapper`` are not added.
-    """
-    return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
+    """The AEC env wrapped in PettingZoo's ``OrderEnforcingWrapper`` (see
+    :func:`dice_env.aec_base.order_enforced`)."""
+    return order_enforced(raw_env(**kwargs))
