@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from agents.families import IllegalMove
+from agents.people import MAX_NAME, YOU, check_people, unique_names
 from dice_env.opponents import as_policy
 from dice_env.pig import game as G
 from dice_env.pig import rules as R
@@ -44,10 +45,6 @@ MAX_PLAYERS = R.MAX_PLAYERS
 MAX_BOTS = MAX_PLAYERS - 1
 #: the bot a person alone plays against (Pig needs two players): the envs' default opponent
 DEFAULT_OPPONENT = "hold-20"
-#: the name of the one person of a game nobody named (the screens then say "you")
-YOU = "you"
-#: the longest name a person may give
-MAX_NAME = 24
 
 
 def action_name(action: int) -> str:
@@ -86,43 +83,6 @@ def pig_advisor(rules: PigRules) -> Any | None:
                 agent = None
             _ADVISORS[key] = agent
         return _ADVISORS[key]
-
-
-def check_people(people: Sequence[str] | None) -> list[str]:
-    """The names of the people at the screen, checked as every game's model checks them
-    (:func:`agents.play.seats.check_people`, which ``tests/test_pig_play.py`` holds this to):
-    none given is one person, ``you``; each name trimmed; ``ValueError`` for a name that is
-    empty, longer than :data:`MAX_NAME` characters or holds a control character, and for two
-    people of the same name (case aside)."""
-    if not people:
-        return [YOU]
-    out: list[str] = []
-    for raw in people:
-        if not isinstance(raw, str):
-            raise ValueError(f"a person's name must be text, got {type(raw).__name__}")
-        name = " ".join(raw.split())
-        if not name:
-            raise ValueError("a person's name is empty")
-        if len(name) > MAX_NAME:
-            raise ValueError(f"the name {name[:MAX_NAME]!r}... is longer than {MAX_NAME} "
-                             "characters")
-        if not name.isprintable():
-            raise ValueError(f"the name {name!r} holds a character that cannot be shown")
-        if name.casefold() in (o.casefold() for o in out):
-            raise ValueError(f"two people are called {name!r}: give each a name of their own")
-        out.append(name)
-    return out
-
-
-def _unique(names: Sequence[str]) -> list[str]:
-    """``names`` with a number added to each repeat (``hold-20``, ``hold-20 2``)."""
-    out: list[str] = []
-    for name in names:
-        candidate, i = name, 2
-        while candidate in out:
-            candidate, i = f"{name} {i}", i + 1
-        out.append(candidate)
-    return out
 
 
 def event_text(event: dict, names: Sequence[str], you: int | None = None) -> str:
@@ -271,7 +231,7 @@ class PigSession:
         self.game_name = getattr(game, "name", None) or R.NAME
         factory = bot_factory or make_bot
         self.bots = [factory(name, self.game_name) for name in opponents]
-        self.names = _unique([*humans, *opponents])
+        self.names = unique_names([*humans, *opponents])
         #: the people's seats
         self.people = list(range(len(humans)))
         #: each bot's policy, by seat
