@@ -160,6 +160,9 @@ SCHEMA: dict[str, Entry] = {
     "trainer": _one_of(TRAINERS),
     "policy": _one_of(POLICIES),
     "opponent": _PLAYER,
+    # imitation, a diagnostic (lean trainer): the player whose action in each state the policy
+    # learns instead of PPO's objective (agents.training.ppo.lean); not model-free
+    "teacher": _PLAYER,
     "num_envs": _integer(1),
     "total_timesteps": _integer(1),
     "checkpoint_every_timesteps": _integer(1),
@@ -247,6 +250,8 @@ def check_config(config: dict) -> None:
                              f"(set \"family\" to \"{actual.name}\")")
         check_players(config, actual)
     if config.get("trainer", "sb3") != "lean":
+        if config.get("teacher") is not None:
+            raise ValueError("teacher needs the lean trainer (set \"trainer\": \"lean\")")
         for name, off in LEAN_PPO_DEFAULTS.items():
             if config["ppo"].get(name, off) != off:
                 raise ValueError(f"ppo.{name} needs the lean trainer (set \"trainer\": "
@@ -256,8 +261,9 @@ def check_config(config: dict) -> None:
 
 
 def check_players(config: dict, family: Any) -> None:
-    """``ValueError`` for an ``opponent`` or ``eval.opponent`` that is no player of the config's
-    game (``family``, the :class:`~agents.families.AgentFamily` of its ``env_id``), for
+    """``ValueError`` for an ``opponent``, ``eval.opponent`` or ``teacher`` that is no player
+    of the config's game (``family``, the :class:`~agents.families.AgentFamily` of its
+    ``env_id``), for
     ``eval.regret`` where the game has no exact regret, and for a game its family cannot
     evaluate during training (no ``ppo_evaluation`` hook)."""
     if not family.has_hook("ppo_evaluation"):
@@ -265,7 +271,8 @@ def check_players(config: dict, family: Any) -> None:
                          "training (its family has no 'ppo_evaluation' hook)")
     players = sorted(family.players)
     for key, value in (("opponent", config.get("opponent")),
-                       ("eval.opponent", (config.get("eval") or {}).get("opponent"))):
+                       ("eval.opponent", (config.get("eval") or {}).get("opponent")),
+                       ("teacher", config.get("teacher"))):
         if value is not None and value not in family.players:
             raise ValueError(f"{key} must be a player of {family.title} ({', '.join(players)}), "
                              f"got {value!r}")

@@ -30,6 +30,14 @@ network's: it shapes the policy's embedding and is not exported.  ``ppo.ent_coef
 ``"learning-rate"`` scales the entropy coefficient as the learning rate is scaled, so under the
 linear schedule the entropy bonus decays to 0 with it and the policy may sharpen at the end.
 
+A config's ``"teacher"`` (a player of the game with ``act_batch``, such as ``"optimal"``) turns
+the run into imitation, a diagnostic rather than model-free learning: the rollouts are still
+the policy's own (DAgger's states: where the learner goes), the teacher labels every state with
+its action, and the policy loss is the cross-entropy of that action instead of PPO's clipped
+surrogate (value loss and entropy bonus unchanged).  With the exact optimum as the teacher it
+says how well the network can play when it is shown the best move in every state it meets,
+which is what bounds PPO from above at the same network and steps.
+
 Masked actions get the logit ``-1e8`` (probability 0, and ``0 * log p`` stays finite in the
 entropy).  Episodes end by termination only (the scorecard games and 5000 always finish under a
 mask; a truncation is treated as an end, without bootstrapping).
@@ -214,6 +222,8 @@ class LeanTrainer:
             self.aux_head = nn.Linear(width, 1)
             nn.init.orthogonal_(self.aux_head.weight, gain=1.0)
             self.aux_head.bias.data.fill_(0.0)
+        #: the player whose actions the policy imitates (config ``"teacher"``), else None
+        self.teacher = make_teacher(config)
         self._params = list(self.net.parameters()) + (
             list(self.aux_head.parameters()) if self.aux_head is not None else [])
         self.optimizer = torch.optim.Adam(self._params, lr=self.ppo["learning_rate"], eps=1e-5)
@@ -289,6 +299,9 @@ class LeanTrainer:
         val_buf = np.empty((n_steps + 1, n_envs), dtype=np.float32)
         rew_buf = np.empty((n_steps, n_envs), dtype=np.float32)
         done_buf = np.empty((n_steps, n_envs), dtype=bool)
+        if self.teacher is not None:  # the teacher's action and its probability under the policy
+            label_buf = np.empty((n_steps, n_envs), dtype=np.int64)
+            label_logp_buf = np.empty((n_steps, n_envs), dtype=np.float32)
         self.net.eval()
         prepared = []
         for t in range(n_steps):
@@ -301,6 +314,10 @@ class LeanTrainer:
             action = torch.multinomial(logp.exp(), 1).squeeze(1)
             act_buf[t] = action.numpy()
             logp_buf[t] = logp.gather(1, action[:, None]).squeeze(1).numpy()
+            if self.teacher is not None:
+                label_buf[t] = self.teacher.act_batch(self.obs, self.mask)
+                label_logp_buf[t] = logp.gather(
+                    1, torch.from_numpy(label_buf[t])[:, None]).squeeze(1).numpy()
             val_buf[t] = self._values(value).numpy()
             obs, reward, terminated, truncated, _ = self.venv.step(act_buf[t])
             done = np.logical_or(terminated, truncated)
@@ -332,6 +349,8 @@ class LeanTrainer:
         self.num_timesteps += n_steps * n_envs
         flat = {"obs": obs_buf, "mask": mask_buf, "action": act_buf, "logp": logp_buf,
                 "adv": adv, "ret": adv + val_buf[:n_steps]}
+        if self.teacher is not None:
+            flat.update(label=label_buf, label_logp=label_logp_buf)
         batch: dict[str, Any] = {k: torch.from_numpy(v.reshape(n_steps * n_envs, *v.shape[2:]))
                                  for k, v in flat.items()}
         if prepared:  # (in the buffers' order: step by step, each step env by env)
@@ -369,6 +388,9 @@ class LeanTrainer:
                 prepared = batch["prepared"].select(idx) if "prepared" in batch else None
                 mini = {k: batch[k].index_select(0, idx)
                         for k in ("obs", "mask", "action", "logp", "adv", "ret")}
+                if self.teacher is not None:  # the loss and its statistics on the teacher's
+                    mini["action"] = batch["label"].index_select(0, idx)
+                    mini["logp"] = batch["label_logp"].index_select(0, idx)
                 loss, policy_loss, value_loss, entropy, ratio, logp, aux_loss = self._loss_fn(
                     mini["obs"], mini["mask"], prepared, mini["action"], mini["logp"],
                     mini["adv"], mini["ret"], clip, ent_coef, vf_coef)
@@ -407,7 +429,11 @@ class LeanTrainer:
         if len(adv) > 1:
             adv = (adv - adv.mean()) / (adv.std() + 1e-8)
         ratio = torch.exp(logp - old_logp)
-        policy_loss = -torch.min(adv * ratio, adv * torch.clamp(ratio, 1 - clip, 1 + clip)).mean()
+        if self.teacher is None:
+            policy_loss = -torch.min(adv * ratio,
+                                     adv * torch.clamp(ratio, 1 - clip, 1 + clip)).mean()
+        else:  # imitation: the cross-entropy of the teacher's action (``action`` holds it)
+            policy_loss = -logp.mean()
         value_loss = ((ret - values) ** 2).mean()
         entropy = -(logp_all.exp() * logp_all).sum(-1).mean()
         loss = policy_loss - ent_coef * entropy + vf_coef * value_loss
@@ -431,6 +457,8 @@ class LeanTrainer:
         ret_var = float(batch["ret"].var(unbiased=False))
         explained = 1.0 - float(batch["adv"].var(unbiased=False)) / ret_var if ret_var > 0 \
             else float("nan")
+        if self.teacher is not None:  # how often the policy's sampled action was the teacher's
+            stats["teacher_agreement"] = float((batch["action"] == batch["label"]).float().mean())
         return {**stats, "explained_variance": explained, "steps_per_s": steps / elapsed,
                 "rollout_share": rollout_s / elapsed,
                 "mean_return": float(np.mean(self.episode_returns[-500:]))
@@ -472,6 +500,22 @@ class LeanTrainer:
         trainer.last_stats = {}
         set_rng_states(state["rng"])
         return trainer
+
+
+def make_teacher(config: dict) -> Any | None:
+    """The player of the config's ``"teacher"`` for its game (``agents.make``), or None; a
+    ``ValueError`` for a player that cannot label a batch of states (no ``act_batch``)."""
+    name = config.get("teacher")
+    if name is None:
+        return None
+    from agents.games import resolve
+    from agents.registry import make
+
+    teacher = make(name, resolve(config["env_id"]))
+    if not callable(getattr(teacher, "act_batch", None)):
+        raise ValueError(f"teacher: player {name!r} cannot label a batch of states (it has no "
+                         "act_batch); choose one that has, such as optimal")
+    return teacher
 
 
 def rng_states() -> dict:

@@ -393,6 +393,8 @@ class LeanRun:
                   "train/clip_range": float(trainer.ppo["clip_range"]),
                   "train/explained_variance": stats["explained_variance"],
                   "train/n_updates": trainer.updates * int(trainer.ppo["n_epochs"])}
+        if "teacher_agreement" in stats:  # imitation (config "teacher")
+            values["train/teacher_agreement"] = stats["teacher_agreement"]
         if trainer.episode_returns:
             values["rollout/ep_rew_mean"] = \
                 float(np.mean(trainer.episode_returns[-100:])) * trainer.reward_scale
