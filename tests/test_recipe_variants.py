@@ -214,11 +214,15 @@ def test_the_frontier_marks_the_runs_no_faster_run_beats():
             for name, gap, cpu in (("slow-good", 6.3, 2400), ("fast-bad", 7.4, 1400),
                                    ("fast-good", 6.8, 1390), ("mid-worse", 7.0, 1600),
                                    ("untimed", 1.0, None))]
+    # imitation reads the DP tables: a ceiling in the table, never on the frontier
+    rows.append({"variant": "taught", "change": "c", "gap": 1.3, "ci": [1.2, 1.4],
+                 "train_cpu_seconds": 1000, "timesteps": 10, "set": {"teacher": "optimal"}})
     marked = [(r["variant"], best) for r, best in time_frontier(rows)]
     assert marked == [("fast-good", True), ("fast-bad", False), ("mid-worse", False),
                       ("slow-good", True)]
     text = recipe_variants_markdown("penta", rows, [], "cmd", 2000, [{"timesteps": 30}])
     assert "| fast-good | 23 min | 10 | " in text and text.count("★ |") == 2
+    assert "| **taught** |" in text and "| taught |" not in text
 
 
 def test_a_full_run_trains_only_the_variants_without_a_row(tmp_path, monkeypatch, capsys):

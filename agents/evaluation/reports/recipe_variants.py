@@ -13,7 +13,8 @@ from collections.abc import Mapping, Sequence
 from agents.evaluation.game_sets import REPORT_SEED, SELECTION_SEED
 from agents.evaluation.reports.seeds import gap_cell, median_seed
 
-__all__ = ["baseline", "recipe_variants_markdown", "time_frontier", "variant_summary"]
+__all__ = ["baseline", "model_free", "recipe_variants_markdown", "time_frontier",
+           "variant_summary"]
 
 
 def _gap(r: Mapping | None) -> str:
@@ -27,6 +28,12 @@ def _minutes(seconds: float | None) -> str:
 def _per_step(r: Mapping) -> str:
     cpu = r.get("train_cpu_seconds")
     return "—" if cpu is None else f"{1e6 * cpu / r['timesteps']:.0f}"
+
+
+def model_free(row: Mapping) -> bool:
+    """Whether a variant learns without the DP tables: a variant with a ``teacher`` (imitation,
+    config ``"teacher"``) reads them while training, a diagnostic rather than a lever."""
+    return "teacher" not in (row.get("set") or {})
 
 
 def baseline(row: Mapping, recipe: Sequence[Mapping],
@@ -108,9 +115,9 @@ def recipe_variants_markdown(game: str, rows: Sequence[Mapping], recipe: Sequenc
     timed = time_frontier(rows)
     if timed:
         lines += ["", "## At equal training time", "",
-                  "The variants by their training CPU time, fastest first: a change that "
-                  "trains faster is worth what its gap says at that time. ★ marks the runs no "
-                  "faster one beats on the selection games (the frontier of time against "
+                  "The model-free variants by their training CPU time, fastest first: a change "
+                  "that trains faster is worth what its gap says at that time. ★ marks the runs "
+                  "no faster one beats on the selection games (the frontier of time against "
                   "quality).", "",
                   "| run | training CPU | steps | gap, selection games | frontier |",
                   "|---|---:|---:|---:|:---:|"]
@@ -121,9 +128,10 @@ def recipe_variants_markdown(game: str, rows: Sequence[Mapping], recipe: Sequenc
 
 
 def time_frontier(rows: Sequence[Mapping]) -> list[tuple[Mapping, bool]]:
-    """The rows with CPU seconds, fastest first, each with whether it has a lower gap than
-    every faster row."""
-    timed = sorted((r for r in rows if r.get("train_cpu_seconds") is not None),
+    """The model-free rows (:func:`model_free`) with CPU seconds, fastest first, each with
+    whether it has a lower gap than every faster row."""
+    timed = sorted((r for r in rows
+                    if r.get("train_cpu_seconds") is not None and model_free(r)),
                    key=lambda r: r["train_cpu_seconds"])
     out, best = [], float("inf")
     for r in timed:
