@@ -388,7 +388,7 @@ class LeanTrainer:
                 prepared = batch["prepared"].select(idx) if "prepared" in batch else None
                 mini = {k: batch[k].index_select(0, idx)
                         for k in ("obs", "mask", "action", "logp", "adv", "ret")}
-                if self.teacher is not None:  # the loss and its statistics on the teacher's
+                if self.teacher is not None:  # the loss and its statistics on the teacher's actions
                     mini["action"] = batch["label"].index_select(0, idx)
                     mini["logp"] = batch["label_logp"].index_select(0, idx)
                 loss, policy_loss, value_loss, entropy, ratio, logp, aux_loss = self._loss_fn(
@@ -504,7 +504,9 @@ class LeanTrainer:
 
 def make_teacher(config: dict) -> Any | None:
     """The player of the config's ``"teacher"`` for its game (``agents.make``), or None; a
-    ``ValueError`` for a player that cannot label a batch of states (no ``act_batch``)."""
+    ``ValueError`` for a player that cannot label a batch of states (no ``act_batch``).  A
+    deterministic teacher (``optimal``) keeps a resumed run exact; a random one draws from a
+    generator the checkpoint does not hold."""
     name = config.get("teacher")
     if name is None:
         return None
