@@ -1,12 +1,14 @@
-"""The people at a table: the one check of their names and the numbering of repeated names,
-shared by every game's model (:mod:`agents.play.seats` for the scorecard games and 5000,
-:mod:`agents.pig.session` for Pig, which sits below the play layer and so reads them here)."""
+"""Who sits at a table: the one check of the people's names, the numbering of repeated names
+and the check of a bot's chosen action, shared by every game's model (:mod:`agents.play.seats`
+and the sessions of the scorecard games and 5000, :mod:`agents.pig.session` for Pig, which
+sits below the play layer and so reads them here)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
-__all__ = ["MAX_NAME", "YOU", "check_people", "unique_names"]
+__all__ = ["MAX_NAME", "YOU", "bot_action", "check_people", "unique_names"]
 
 #: the name of the one person of a game nobody named (the screens then say "you")
 YOU = "you"
@@ -50,3 +52,16 @@ def check_people(people: Sequence[str] | None) -> list[str]:
             raise ValueError(f"two people are called {name!r}: give each a name of their own")
         out.append(name)
     return out
+
+
+def bot_action(name: str, action: Any, mask: Sequence) -> int:
+    """The action a bot called ``name`` chose, as an index its ``mask`` allows;
+    ``RuntimeError`` naming the bot and the action otherwise (a bot's bug, not a person's
+    move)."""
+    try:
+        a = int(action)
+    except (TypeError, ValueError, OverflowError):
+        raise RuntimeError(f"{name} chose the illegal action {action!r}") from None
+    if not 0 <= a < len(mask) or not mask[a]:
+        raise RuntimeError(f"{name} chose the illegal action {a}")
+    return a

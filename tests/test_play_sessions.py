@@ -271,3 +271,17 @@ def test_an_overshoot_says_all_the_turn_total_is_gifted_and_to_whom(scores, text
     s.game.load(state)
     assert s.turn_total() == 1100 and s.human_to_move()  # three 1s
     assert FiveThousandWebGame(s, "5000").view()["bank_text"] == text
+
+
+def test_a_bots_action_is_checked_once_for_every_game():
+    """agents.people.bot_action, which the scorecard, 5000 and Pig sessions call: an integer
+    (a numpy one too) the mask allows, else a RuntimeError naming the bot and the action."""
+    import numpy as np
+
+    from agents.people import bot_action
+
+    mask = np.array([0, 1, 1], dtype=np.int8)
+    assert bot_action("b", np.int64(2), mask) == 2 and bot_action("b", 1, [0, 1]) == 1
+    for action, shown in ((0, "0"), (3, "3"), (-1, "-1"), ("x", "'x'"), (None, "None")):
+        with pytest.raises(RuntimeError, match=f"^b chose the illegal action {shown}$"):
+            bot_action("b", action, mask)

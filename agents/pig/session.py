@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from agents.families import IllegalMove
-from agents.people import MAX_NAME, YOU, check_people, unique_names
+from agents.people import MAX_NAME, YOU, bot_action, check_people, unique_names
 from dice_env.opponents import as_policy
 from dice_env.pig import game as G
 from dice_env.pig import rules as R
@@ -362,13 +362,7 @@ class PigSession:
         mask = self.mask()
         action = self._policies[seat](encode_observation(self.rules, self.state, seat),
                                       np.array(mask, dtype=np.int8))
-        try:
-            a = int(action)
-        except (TypeError, ValueError, OverflowError):
-            a = -1
-        if not 0 <= a < len(mask) or not mask[a]:
-            raise RuntimeError(f"{self.names[seat]} chose the illegal action {action!r}")
-        return self._play(a)
+        return self._play(bot_action(self.names[seat], action, mask))
 
     def play_bots(self) -> list[PigMove]:
         """Every bot decision until a person's turn (or the end)."""

@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from agents.people import bot_action
 from agents.play.advisors import BUILD_LOCK, cached
 from agents.play.seats import (
     AdviceLog,
@@ -298,13 +299,7 @@ class FiveThousandSession(PeopleAtTable):
         obs = encode_observation_one(self.rules, g.scores, g.current, g.turn_total, g.roll,
                                      g.turns, g.winner, seat, self.max_turns)
         action = self._policies[seat](obs, np.array(mask, dtype=np.int8))
-        try:
-            a = int(action)
-        except (TypeError, ValueError, OverflowError):
-            a = -1
-        if not 0 <= a < len(mask) or not mask[a]:
-            raise RuntimeError(f"{self.names[seat]} chose the illegal action {action!r}")
-        return self._play(a)
+        return self._play(bot_action(self.names[seat], action, mask))
 
     def play_bots(self) -> list[FiveThousandMove]:
         """Every bot decision until a person's turn (or the end)."""

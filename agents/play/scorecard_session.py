@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from agents.people import bot_action
 from agents.play.advisors import cached
 from agents.play.scorecard_table import ScorecardTable
 from agents.play.seats import (
@@ -344,9 +345,7 @@ class ScorecardSession(PeopleAtTable):
         dice = tuple(t.dice())
         obs = t.match_observation() if getattr(seat.bot, "reads_match", False) \
             else t.observation()
-        action = int(seat.bot.act(obs, t.mask.astype(np.int8)))
-        if not (0 <= action < len(t.mask) and t.mask[action]):
-            raise RuntimeError(f"{seat.name} chose the illegal action {action}")
+        action = bot_action(seat.name, seat.bot.act(obs, t.mask.astype(np.int8)), t.mask)
         return self._play(me, action, dice)
 
     def play_bots(self) -> list[ScorecardMove]:
