@@ -161,7 +161,7 @@ class FiveThousandAECEnv(DiceAECEnv):
         self.infos = {o: {"events": list(self._pending_events[o])} for o in self.agents}
         if winner < 0:
             self.agent_selection = self.possible_agents[self._game.current]
-        self._mask = self._game.action_mask()
+        self._mask = self._legal_mask()
         if self.truncations[agent]:
             self._mask = [0] * self.n_actions
 

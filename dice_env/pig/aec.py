@@ -124,10 +124,10 @@ class PigAECEnv(DiceAECEnv):
             for other, r in zip(self.agents, R.returns(self.rules, self._state)):
                 self.rewards[other] = r
                 self.terminations[other] = True
-            self._mask = [0] * R.N_ACTIONS
+            self._mask = [0] * self.n_actions
         else:
             self.agent_selection = self.possible_agents[self._state.current]
-            self._mask = R.action_mask(self.rules, self._state)
+            self._mask = self._legal_mask()
         self.infos = {o: {"events": list(self._pending_events[o])} for o in self.agents}
         self._pending_events[self.agent_selection] = []
 

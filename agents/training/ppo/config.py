@@ -263,9 +263,8 @@ def check_config(config: dict) -> None:
 def check_players(config: dict, family: Any) -> None:
     """``ValueError`` for an ``opponent``, ``eval.opponent`` or ``teacher`` that is no player
     of the config's game (``family``, the :class:`~agents.families.AgentFamily` of its
-    ``env_id``), for
-    ``eval.regret`` where the game has no exact regret, and for a game its family cannot
-    evaluate during training (no ``ppo_evaluation`` hook)."""
+    ``env_id``), for ``eval.regret`` where the game has no exact regret, and for a game its
+    family cannot evaluate during training (no ``ppo_evaluation`` hook)."""
     if not family.has_hook("ppo_evaluation"):
         raise ValueError(f"env_id {config['env_id']}: {family.title} cannot be evaluated while "
                          "training (its family has no 'ppo_evaluation' hook)")
